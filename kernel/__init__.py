@@ -34,6 +34,7 @@ from .errors import (
 from .protocols import (
     ApiMode,
     Channel,
+    CliContext,
     ContextEngine,
     Gateway,
     MemoryProvider,
@@ -84,6 +85,7 @@ __all__ = [
     "ApprovalRequest",
     "Channel",
     "CheckResult",
+    "CliContext",
     "Compaction",
     "CompressionError",
     "ConfigError",

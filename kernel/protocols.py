@@ -15,6 +15,8 @@ lacks one as a load error.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
+from contextlib import AbstractContextManager
+from pathlib import Path
 from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
 
 from .types import (
@@ -37,6 +39,7 @@ from .types import (
 __all__ = [
     "ApiMode",
     "Channel",
+    "CliContext",
     "ContextEngine",
     "Gateway",
     "MemoryProvider",
@@ -174,3 +177,26 @@ REQUIRED_METHODS: Mapping[str, Sequence[str]] = {
     "memory_providers": ("start", "prompt_block", "tools"),
     "channels": ("run", "deliver"),
 }
+
+
+class CliContext(Protocol):
+    """``click.get_current_context().obj`` inside every ``talaria`` command.
+
+    Plugin commands (``register_commands``) use it instead of reaching into the kernel:
+
+    - ``home`` / ``workspace``: ``$TALARIA_HOME`` and the working directory;
+    - ``config``: the loaded configuration (read-only mapping);
+    - ``edit_config()``: a context manager yielding the config document (a mutable,
+      comment-preserving mapping); on a clean exit it is validated and written atomically;
+    - ``load_kernel()``: the loaded kernel (plugins, registries, store), built on first use.
+    """
+
+    home: Path
+    workspace: Path
+
+    @property
+    def config(self) -> Mapping[str, Any]: ...
+
+    def edit_config(self) -> AbstractContextManager[Any]: ...
+
+    def load_kernel(self) -> Any: ...
