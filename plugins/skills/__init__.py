@@ -1,0 +1,120 @@
+"""Skills plugin: Agent Skills (``SKILL.md``) with progressive disclosure.
+
+- ``prompt_sections``: a budgeted index (name + description) in the volatile tier; none when
+  there are no skills. Computed once per session id and reused on a rebuild (bounded cache).
+- ``register_tools``: ``skills_list`` and ``skill_view(name, file?)``.
+- ``register_commands``: ``talaria skills list|show|install|remove`` and ``talaria trust``.
+- For the kernel / REPL: :func:`discover_skills`, :func:`default_sources`,
+  :func:`set_plugin_skill_dirs` and :func:`activate_skill_message`.
+
+Precedence, lowest to highest: bundled → plugin dirs → ``[skills] extra_dirs`` →
+``$TALARIA_HOME/skills`` → ``<workspace>/.agents/skills`` (trusted workspaces only).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import OrderedDict
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import talaria
+
+from .discovery import (
+    SkillIndex,
+    bundled_skills_dir,
+    default_sources,
+    discover_skills,
+    set_plugin_skill_dirs,
+    talaria_home,
+)
+from .prompt_index import budget_chars, render_index
+from .skillfile import Skill, SkillError, parse_skill_file
+from .trust import is_trusted
+
+__all__ = [
+    "Skill",
+    "SkillError",
+    "SkillIndex",
+    "activate_skill_message",
+    "bundled_skills_dir",
+    "default_sources",
+    "discover_skills",
+    "parse_skill_file",
+    "set_plugin_skill_dirs",
+]
+
+log = logging.getLogger("talaria.skills")
+_SECTIONS: OrderedDict[str, talaria.PromptSection | None] = OrderedDict()
+_SECTIONS_MAX = 256
+
+
+def _build_section(session: talaria.SessionInfo) -> talaria.PromptSection | None:
+    trusted = bool(session.trusted_workspace) or is_trusted(session.home, session.workspace)
+    index = discover_skills(
+        default_sources(session.home, session.workspace, session.config, trusted=trusted)
+    )
+    rendered = render_index(list(index), budget_chars(session.context_window, session.config))
+    if rendered is None:
+        return None
+    for message in rendered.warnings:
+        log.warning("%s", message)
+    if not rendered.text:
+        return None
+    return talaria.PromptSection(tier="volatile", text=rendered.text, source="skills", order=50)
+
+
+@talaria.hookimpl
+def prompt_sections(session: talaria.SessionInfo) -> talaria.PromptSection | None:
+    """The skills index, frozen per session id (a rebuild after compression reuses it)."""
+    if session.id in _SECTIONS:
+        _SECTIONS.move_to_end(session.id)
+        return _SECTIONS[session.id]
+    section = _build_section(session)
+    _SECTIONS[session.id] = section
+    while len(_SECTIONS) > _SECTIONS_MAX:
+        _SECTIONS.popitem(last=False)
+    return section
+
+
+@talaria.hookimpl
+def register_tools(register: talaria.Registrar[Any]) -> None:
+    from .tools import skill_tools
+
+    for tool in skill_tools():
+        register(tool)
+
+
+@talaria.hookimpl
+def register_commands(cli: Any) -> None:
+    from .cli import add_commands
+
+    add_commands(cli)
+
+
+def activate_skill_message(
+    name: str,
+    args: str = "",
+    *,
+    home: Path | None = None,
+    workspace: Path | None = None,
+    config: Mapping[str, Any] | None = None,
+    trusted: bool | None = None,
+) -> str:
+    """The user message a REPL sends when the user types ``/name [args]``.
+
+    It carries the skill's instructions (body, then its file list) and the user's request.
+    Raises :class:`talaria.UsageError` naming the available skills when ``name`` is unknown.
+    Defaults: ``$TALARIA_HOME``, the current directory, no config, trust from trusted.json.
+    """
+    from .view import activation_text
+
+    home = home or talaria_home()
+    workspace = workspace or Path.cwd()
+    index = discover_skills(default_sources(home, workspace, config, trusted=trusted))
+    skill = index.get(name)
+    if skill is None:
+        known = ", ".join(index.skills) or "none"
+        raise talaria.UsageError(f"no skill named '{name.lstrip('/')}'. Available skills: {known}")
+    return activation_text(skill, args)
