@@ -211,7 +211,7 @@ def prompt_sections(session: SessionInfo) -> list[PromptSection] | PromptSection
     :returns: a :class:`talaria.PromptSection`, a list of them, or None.
 
     Results collected from every plugin; sections are ordered by tier, ``order`` and
-    source. Must be synchronous (it runs before the first byte of a request).
+    source. Must be synchronous. (It runs before the first byte of a request.)
     """
 
 
@@ -252,8 +252,8 @@ def pre_llm_call(request: ModelRequest) -> None:
 
     :param request: the normalized request.
 
-    Return value ignored (observers cannot change the request: prefix caching depends
-    on it). Failures are recorded, never raised. May be ``async def``; awaited with a
+    Return value ignored. (Observers cannot change the request: prefix caching depends
+    on it.) Failures are recorded, never raised. May be ``async def``; awaited with a
     time bound.
     """
 

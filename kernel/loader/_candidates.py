@@ -1,0 +1,149 @@
+"""Finding plugins without importing them: folder manifests and entry-point metadata.
+
+A :class:`Candidate` is everything known about a plugin before its code runs — which is
+why blocks and the allow-list can be applied before any plugin module is imported.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ._folder import folder_module_name, import_folder_plugin
+
+__all__ = ["TIERS", "Candidate", "Manifest", "ManifestError", "entry_point_candidates", "folder_candidates"]
+
+#: Tiers in load order; a later tier overrides an earlier one by plugin name.
+TIERS = ("bundled", "installed", "user", "explicit")
+MANIFEST = "plugin.toml"
+
+
+class ManifestError(Exception):
+    """A plugin folder's ``plugin.toml`` is missing, unreadable or invalid."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Manifest:
+    """The ``plugin.toml`` of a folder plugin.
+
+    ``enabled = false`` ships a plugin switched off (enable it with ``talaria plugins
+    enable NAME``); ``essential = true`` (bundled only) means it cannot be blocked.
+    """
+
+    name: str
+    version: str = "0"
+    description: str = ""
+    enabled: bool = True
+    essential: bool = False
+
+    @classmethod
+    def read(cls, folder: Path) -> Manifest:
+        path = folder / MANIFEST
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError as exc:
+            raise ManifestError(f"{path} is missing") from exc
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+            raise ManifestError(f"{path}: {exc}") from exc
+        name = data.get("name", folder.name)
+        if not isinstance(name, str) or not name:
+            raise ManifestError(f"{path}: 'name' must be a non-empty string")
+        known = {"name", "version", "description", "enabled", "essential"}
+        unknown = set(data) - known - {"requires", "author", "homepage", "license"}
+        if unknown:
+            raise ManifestError(f"{path}: unknown keys {sorted(unknown)}; known: {sorted(known)}")
+        for key, kind in (("version", str), ("description", str), ("enabled", bool), ("essential", bool)):
+            if key in data and not isinstance(data[key], kind):
+                raise ManifestError(f"{path}: '{key}' must be {kind.__name__}")
+        return cls(
+            name=name,
+            version=str(data.get("version", "0")),
+            description=data.get("description", ""),
+            enabled=data.get("enabled", True),
+            essential=data.get("essential", False),
+        )
+
+
+@dataclass(slots=True, kw_only=True)
+class Candidate:
+    """A plugin found in one tier, not yet imported.
+
+    ``load()`` imports it and returns the object to register with pluggy (a module, or
+    an object named by an entry point). ``error`` is set when the candidate is broken
+    before import (bad manifest).
+    """
+
+    name: str
+    tier: str
+    origin: str
+    version: str = ""
+    description: str = ""
+    distribution: str | None = None
+    enabled: bool = True
+    essential: bool = False
+    load: Callable[[], Any] = lambda: None
+    error: str | None = None
+    overrides: list[Candidate] = field(default_factory=list)
+
+    @property
+    def rank(self) -> int:
+        return TIERS.index(self.tier)
+
+
+def folder_candidates(root: Path, tier: str) -> list[Candidate]:
+    """One candidate per ``root/<name>/`` folder holding a ``plugin.toml`` (sorted by name)."""
+    if not root.is_dir():
+        return []
+    found = []
+    for folder in sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith((".", "_"))):
+        try:
+            manifest = Manifest.read(folder)
+        except ManifestError as exc:
+            if not (folder / MANIFEST).exists() and not (folder / "__init__.py").exists():
+                continue  # not a plugin folder at all
+            found.append(Candidate(name=folder.name, tier=tier, origin=str(folder), error=str(exc)))
+            continue
+        module_name = folder_module_name(tier, manifest.name)
+        found.append(
+            Candidate(
+                name=manifest.name,
+                tier=tier,
+                origin=str(folder),
+                version=manifest.version,
+                description=manifest.description,
+                enabled=manifest.enabled,
+                essential=manifest.essential and tier == "bundled",
+                load=lambda folder=folder, module_name=module_name: import_folder_plugin(folder, module_name),
+            )
+        )
+    return found
+
+
+def entry_point_candidates(entry_points: Iterable[Any] | None = None) -> list[Candidate]:
+    """One candidate per ``talaria`` entry point, sorted by (distribution, name).
+
+    Reading entry points touches only distribution metadata, never plugin code.
+    """
+    if entry_points is None:
+        from importlib.metadata import entry_points as _entry_points
+
+        entry_points = _entry_points(group="talaria")
+    found = []
+    for ep in sorted(entry_points, key=lambda e: ((e.dist.name if e.dist else ""), e.name)):
+        dist = ep.dist
+        dist_name = dist.name if dist is not None else "?"
+        version = dist.version if dist is not None else "?"
+        found.append(
+            Candidate(
+                name=ep.name,
+                tier="installed",
+                origin=f"{dist_name} {version}, entry point talaria:{ep.name} = {ep.value}",
+                version=version,
+                distribution=dist_name,
+                load=ep.load,
+            )
+        )
+    return found

@@ -1,0 +1,167 @@
+"""Registries of named things plugins contribute, settled by tier.
+
+Each registry maps a name to the winning :class:`Registration`; when two plugins
+register the same name, the one from the higher tier wins (for equal tiers, the later
+registration wins) and the loser is kept in ``shadowed`` so ``talaria plugins list``
+can say who overrode whom. Registrations are validated when made: a plugin that
+registers something unusable gets a load error, not a crash later.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Generic, TypeVar
+
+from ..errors import RegistrationError
+from ..protocols import REQUIRED_METHODS
+from ..types import DoctorCheck, ProviderProfile, SlashCommand, Tool, Toolset
+
+__all__ = ["KINDS", "Registration", "Registries", "Registry"]
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class Registration(Generic[T]):
+    """One registered item with the plugin (and tier rank) that registered it."""
+
+    name: str
+    item: T
+    plugin: str
+    rank: int
+
+
+@dataclass(slots=True)
+class Registry(Generic[T]):
+    """Named items of one kind; the highest-ranked registration of a name wins."""
+
+    kind: str
+    _items: dict[str, Registration[T]] = field(default_factory=dict)
+    shadowed: list[tuple[Registration[T], Registration[T]]] = field(default_factory=list)
+
+    def add(self, name: str, item: T, plugin: str, rank: int) -> None:
+        new = Registration(name, item, plugin, rank)
+        old = self._items.get(name)
+        if old is None:
+            self._items[name] = new
+        elif new.rank >= old.rank:
+            self._items[name] = new
+            self.shadowed.append((old, new))
+        else:
+            self.shadowed.append((new, old))
+
+    def get(self, name: str) -> T | None:
+        reg = self._items.get(name)
+        return reg.item if reg else None
+
+    def registration(self, name: str) -> Registration[T] | None:
+        return self._items.get(name)
+
+    def names(self) -> list[str]:
+        return sorted(self._items)
+
+    def items(self) -> Iterator[tuple[str, T]]:
+        for name in sorted(self._items):
+            yield name, self._items[name].item
+
+    def registrations(self) -> list[Registration[T]]:
+        return [self._items[n] for n in sorted(self._items)]
+
+    def remove_plugin(self, plugin: str) -> None:
+        for name in [n for n, r in self._items.items() if r.plugin == plugin]:
+            del self._items[name]
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._items
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+
+def _require_name(item: Any, kind: str) -> str:
+    name = getattr(item, "name", None)
+    if not isinstance(name, str) or not name:
+        raise RegistrationError(f"{kind}: {item!r} has no 'name' string attribute")
+    return name
+
+
+def _check_methods(item: Any, kind: str) -> str:
+    name = _require_name(item, kind)
+    missing = [m for m in REQUIRED_METHODS.get(kind, ()) if not callable(getattr(item, m, None))]
+    if missing:
+        raise RegistrationError(f"{kind} {name!r} lacks required method(s): {', '.join(missing)}")
+    return name
+
+
+def _check_tool(item: Any) -> tuple[str, str]:
+    if isinstance(item, Tool):
+        params = item.parameters
+        if not isinstance(params, dict) or params.get("type") != "object":
+            raise RegistrationError(f"tool {item.name!r}: parameters must be a JSON Schema with type 'object'")
+        if not callable(item.handler):
+            raise RegistrationError(f"tool {item.name!r}: handler is not callable")
+        return "tools", item.name
+    if isinstance(item, Toolset):
+        return "toolsets", item.name
+    if callable(getattr(item, "tools", None)) and callable(getattr(item, "start", None)):
+        return "tool_sources", _require_name(item, "tool source")
+    raise RegistrationError(f"register_tools accepts Tool, Toolset or a ToolSource, got {type(item).__name__}")
+
+
+#: hook name → how to validate an item: returns (registry kind, name)
+KINDS: dict[str, Callable[[Any], tuple[str, str]]] = {
+    "register_providers": lambda item: (
+        ("providers", item.name)
+        if isinstance(item, ProviderProfile)
+        else (_ for _ in ()).throw(RegistrationError(f"register_providers accepts ProviderProfile, got {type(item).__name__}"))
+    ),
+    "register_api_modes": lambda item: ("api_modes", _check_methods(item, "api_modes")),
+    "register_tools": _check_tool,
+    "register_context_engines": lambda item: ("context_engines", _check_methods(item, "context_engines")),
+    "register_memory_providers": lambda item: ("memory_providers", _check_methods(item, "memory_providers")),
+    "register_channels": lambda item: ("channels", _check_methods(item, "channels")),
+    "register_slash_commands": lambda item: (
+        ("slash_commands", item.name)
+        if isinstance(item, SlashCommand)
+        else (_ for _ in ()).throw(RegistrationError("register_slash_commands accepts SlashCommand"))
+    ),
+    "register_doctor_checks": lambda item: (
+        ("doctor_checks", item.name)
+        if isinstance(item, DoctorCheck)
+        else (_ for _ in ()).throw(RegistrationError("register_doctor_checks accepts DoctorCheck"))
+    ),
+    "register_skill_dirs": lambda item: (
+        ("skill_dirs", str(item))
+        if isinstance(item, (str, Path))
+        else (_ for _ in ()).throw(RegistrationError("register_skill_dirs accepts a path"))
+    ),
+}
+
+
+class Registries:
+    """All registries of a loaded kernel, by kind."""
+
+    def __init__(self) -> None:
+        self.providers: Registry[ProviderProfile] = Registry("providers")
+        self.api_modes: Registry[Any] = Registry("api_modes")
+        self.tools: Registry[Tool] = Registry("tools")
+        self.toolsets: Registry[Toolset] = Registry("toolsets")
+        self.tool_sources: Registry[Any] = Registry("tool_sources")
+        self.context_engines: Registry[Any] = Registry("context_engines")
+        self.memory_providers: Registry[Any] = Registry("memory_providers")
+        self.channels: Registry[Any] = Registry("channels")
+        self.slash_commands: Registry[SlashCommand] = Registry("slash_commands")
+        self.doctor_checks: Registry[DoctorCheck] = Registry("doctor_checks")
+        self.skill_dirs: Registry[Path] = Registry("skill_dirs")
+
+    def by_kind(self, kind: str) -> Registry[Any]:
+        return getattr(self, kind)  # type: ignore[no-any-return]
+
+    def all(self) -> list[Registry[Any]]:
+        return [v for v in vars(self).values() if isinstance(v, Registry)]
+
+    def remove_plugin(self, plugin: str) -> None:
+        for registry in self.all():
+            registry.remove_plugin(plugin)
