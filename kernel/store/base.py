@@ -289,8 +289,9 @@ class SessionStore(Protocol):
     async def release_lease(self, lease: Lease) -> None:
         """Give the lease up (no-op when it is no longer ours)."""
 
-    def revoke_lease(self, lease: Lease) -> None:
-        """Synchronous and thread-safe: no later fenced write with ``lease`` lands."""
+    def revoke_lease(self, lease: Lease, *, expire_row: bool = True) -> None:
+        """Synchronous and thread-safe: no later fenced write with ``lease`` lands; with
+        ``expire_row`` the stored lease is also expired so another owner can take it."""
 
     # ------------------------------------------------------------------ compression locks
     async def try_lock_compression(self, session_id: str, holder: str, ttl: float) -> bool:
