@@ -99,8 +99,8 @@ def build_prompt(
     if previous_summary:
         lines += [
             "",
-            "An earlier part of the conversation was already summarized. UPDATE that summary "
-            "with the new messages below: keep what is still true, move finished work to "
+            "An earlier part of the conversation was already summarized: the previous summary "
+            "is below. UPDATE it with the new messages that follow it: keep what is still true, move finished work to "
             "'Done', replace what changed. Output one merged summary, not two.",
             "<previous-summary>",
             previous_summary.strip(),
