@@ -1,0 +1,144 @@
+"""The MCP bridge as one :class:`talaria.ToolSource` named ``mcp``.
+
+Contract (see ``talaria.ToolSource``):
+
+- ``start(services)`` reads ``services.config["mcp"]``, starts one supervised connection per
+  enabled server, all concurrently, and returns at once (connecting goes on in the
+  background, with retries, for as long as the source lives).
+- ``ready(timeout)`` waits until every server's first attempt has ended, or ``timeout``.
+- ``tools()`` is cheap: the tools of the servers connected *now*, names unique (collisions
+  are renamed with a hash suffix, recorded in the server's ``warnings`` and emitted once as
+  a ``warning`` event — never silently dropped).
+- ``states()`` returns every configured server's state, including invalid and disabled ones.
+- ``aclose()`` stops every connection (and its server process).
+
+``[mcp] backoff_initial`` / ``backoff_max`` (seconds, default 1 / 60) tune the retry backoff.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from typing import Any
+
+from talaria import Event, Services, Tool
+
+from .config import ServerConfig, parse_servers
+from .connection import ServerConnection
+from .naming import assign_names
+from .tools import make_tool, make_utility_tool, utility_names
+
+__all__ = ["McpToolSource"]
+
+
+class McpToolSource:
+    """Connects the configured MCP servers and offers their tools."""
+
+    name = "mcp"
+
+    def __init__(self) -> None:
+        self.connections: dict[str, ServerConnection] = {}
+        self.config_errors: dict[str, str] = {}
+        self.disabled: list[ServerConfig] = []
+        self._services: Services | None = None
+        self._started = asyncio.Event()
+        self._cache_key: tuple[Any, ...] | None = None
+        self._cache: list[Tool] = []
+        self._reported: set[str] = set()
+        self._owners: dict[str, str] = {}
+
+    async def start(self, services: Services) -> None:
+        """Start connecting every enabled server in the background; returns immediately."""
+        if self._services is not None:
+            return
+        self._services = services
+        section = services.config.get("mcp") or {}
+        servers, self.config_errors = parse_servers(section)
+        backoff = {
+            "backoff_initial": float(section.get("backoff_initial", 1.0)),
+            "backoff_max": float(section.get("backoff_max", 60.0)),
+        }
+        for cfg in servers:
+            if not cfg.enabled:
+                self.disabled.append(cfg)
+                continue
+            conn = ServerConnection(cfg, services, **backoff)
+            self.connections[cfg.name] = conn
+            conn.start()
+        for name, error in self.config_errors.items():
+            services.emit(Event(kind="warning", data={"source": "mcp", "server": name, "message": error}))
+        self._started.set()
+
+    async def ready(self, timeout: float) -> None:
+        """Wait (at most ``timeout`` s) for each server's first connect attempt to finish."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + max(0.0, timeout)
+        try:
+            await asyncio.wait_for(self._started.wait(), max(0.0, deadline - loop.time()))
+            waits = [c.settled.wait() for c in self.connections.values()]
+            if waits:
+                await asyncio.wait_for(asyncio.gather(*waits), max(0.0, deadline - loop.time()))
+        except TimeoutError:
+            pass  # slow servers keep connecting in the background
+
+    def tools(self) -> Sequence[Tool]:
+        """The tools of the servers connected now (rebuilt only when something changed)."""
+        live = [c for c in self.connections.values() if c.connected]
+        key = tuple((c.cfg.name, c.version) for c in live)
+        if key != self._cache_key:
+            self._cache = self._build(live)
+            self._cache_key = key
+        return list(self._cache)
+
+    def _build(self, live: list[ServerConnection]) -> list[Tool]:
+        entries: list[tuple[str, str, str]] = []
+        by_server = {c.cfg.name: c for c in live}
+        mcp_tools: dict[tuple[str, str], Any] = {}
+        for conn in live:
+            for t in conn.tools:
+                entries.append((conn.cfg.name, t.name, "tool"))
+                mcp_tools[(conn.cfg.name, t.name)] = t
+            entries += [(conn.cfg.name, u, "util") for u in utility_names(conn)]
+        names, reports = assign_names(entries)
+        for report in reports:
+            self._report(report, by_server)
+        tools: list[Tool] = []
+        self._owners = {name: server for (server, _, _), name in names.items()}
+        for (server, tool, kind), name in names.items():
+            conn = by_server[server]
+            if kind == "tool":
+                tools.append(make_tool(conn, mcp_tools[(server, tool)], name))
+            else:
+                tools.append(make_utility_tool(conn, tool, name))
+        return tools
+
+    def _report(self, report: str, by_server: dict[str, ServerConnection]) -> None:
+        for server, conn in by_server.items():
+            if f"of server {server!r}" in report and report not in conn.warnings:
+                conn.warnings.append(report)
+        if report not in self._reported and self._services is not None:
+            self._reported.add(report)
+            self._services.emit(Event(kind="warning", data={"source": "mcp", "message": report}))
+
+    def states(self) -> list[dict[str, Any]]:
+        """Every configured server's state: live connections, disabled and invalid entries."""
+        rows = [c.snapshot() for c in self.connections.values()]
+        rows += [{"name": c.name, "transport": c.transport, "status": "disabled", "last_error": None,
+                  "attempts": 0, "tools": 0} for c in self.disabled]
+        rows += [{"name": n, "transport": "?", "status": "invalid", "last_error": e, "attempts": 0, "tools": 0}
+                 for n, e in self.config_errors.items()]
+        return rows
+
+    def tool_names_by_server(self) -> dict[str, list[str]]:
+        """``{server: [model-facing tool names]}`` for the servers connected now."""
+        out: dict[str, list[str]] = {name: [] for name in self.connections}
+        for tool in self.tools():
+            out[self._owners[tool.name]].append(tool.name)
+        return {name: sorted(names) for name, names in out.items()}
+
+    def connection(self, name: str) -> ServerConnection | None:
+        return self.connections.get(name)
+
+    async def aclose(self) -> None:
+        """Stop every connection concurrently."""
+        await asyncio.gather(*(c.aclose() for c in self.connections.values()), return_exceptions=True)
