@@ -207,7 +207,7 @@ def load_plugins(
             pm.set_blocked(name)
         elif not cand.enabled and name not in enabled:
             record.status = "disabled"
-        elif allowed is not None and name not in allowed and not cand.essential:
+        elif allowed is not None and name not in allowed and not cand.essential and cand.tier != "explicit":
             record.status = "not-allowed"
         else:
             to_import.append(cand)
