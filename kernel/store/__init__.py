@@ -28,9 +28,10 @@ from .base import (
     SearchHit,
     SessionRow,
     SessionStore,
+    StoredMessage,
     UsageRow,
 )
-from .lease import LeaseKeeper, LeaseWaitTimeout
+from .lease import LeaseInterrupted, LeaseKeeper, LeaseWaitTimeout
 from .owner import current_owner, owner_alive
 from .schema import SCHEMA_VERSION
 from .sqlite import SqliteStore
@@ -42,12 +43,14 @@ __all__ = [
     "Admission",
     "Delivery",
     "Lease",
+    "LeaseInterrupted",
     "LeaseKeeper",
     "LeaseWaitTimeout",
     "SearchHit",
     "SessionRow",
     "SessionStore",
     "SqliteStore",
+    "StoredMessage",
     "UsageRow",
     "current_owner",
     "default_store_path",

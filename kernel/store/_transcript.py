@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import PersistenceError
 from ..types import Message
 from ._codec import MESSAGE_COLUMNS, decode_message, encode_message, fts_query
-from .base import Lease, SearchHit, SessionRow
+from .base import Lease, SearchHit, SessionRow, StoredMessage
 
 if TYPE_CHECKING:
     import aiosqlite
@@ -30,7 +30,9 @@ _INSERT_MESSAGE = (
 )
 
 
-def _session(row: Sequence[Any], message_count: int | None = None) -> SessionRow:
+def _session(
+    row: Sequence[Any], message_count: int | None = None, preview: str | None = None
+) -> SessionRow:
     return SessionRow(
         id=row[0],
         session_key=row[1],
@@ -45,6 +47,7 @@ def _session(row: Sequence[Any], message_count: int | None = None) -> SessionRow
         ended_at=row[10],
         end_reason=row[11],
         message_count=message_count,
+        preview=preview,
     )
 
 
@@ -116,7 +119,8 @@ class TranscriptMixin:
         self, *, limit: int = 50, workspace: str | None = None, source: str | None = None
     ) -> list[SessionRow]:
         """Newest first, at most ``limit``; ``workspace`` filters on ``cwd``, ``source`` on
-        source. Each row carries ``message_count`` (active messages)."""
+        source. Each row carries ``message_count`` (active messages) and ``preview`` (up to
+        120 characters of the first user message)."""
         where, args = [], []
         if workspace is not None:
             where.append("cwd = ?")
@@ -129,11 +133,13 @@ class TranscriptMixin:
         async def body(conn: aiosqlite.Connection) -> list[SessionRow]:
             rows = await conn.execute_fetchall(
                 f"SELECT {_SESSION_COLUMNS}, (SELECT count(*) FROM messages AS m "
-                f"WHERE m.session_id = sessions.id AND m.active = 1) FROM sessions {clause} "
+                "WHERE m.session_id = sessions.id AND m.active = 1), (SELECT substr(m.content, "
+                "1, 120) FROM messages AS m WHERE m.session_id = sessions.id AND m.role = 'user' "
+                f"AND m.active = 1 ORDER BY m.seq LIMIT 1) FROM sessions {clause} "
                 "ORDER BY created_at DESC, rowid DESC LIMIT ?",
                 (*args, max(0, int(limit))),
             )
-            return [_session(r, r[12]) for r in rows]
+            return [_session(r, r[12], r[13]) for r in rows]
 
         return await self._read(body)
 
@@ -274,6 +280,29 @@ class TranscriptMixin:
                 (session_id,),
             )
             return [decode_message(r) for r in rows]
+
+        return await self._read(body)
+
+    async def stored_messages(
+        self, session_id: str, *, include_inactive: bool = True
+    ) -> list[StoredMessage]:
+        """The transcript with storage facts (``seq``, ``active``, ``compacted``,
+        ``created_at``), in append order; inactive messages included by default."""
+        active = "" if include_inactive else " AND active = 1"
+
+        async def body(conn: aiosqlite.Connection) -> list[StoredMessage]:
+            rows = await conn.execute_fetchall(
+                f"SELECT {MESSAGE_COLUMNS}, seq, active, compacted, created_at FROM messages "
+                f"WHERE session_id = ?{active} ORDER BY seq",
+                (session_id,),
+            )
+            return [
+                StoredMessage(
+                    message=decode_message(r[:9]), seq=r[9], active=bool(r[10]),
+                    compacted=bool(r[11]), created_at=r[12],
+                )
+                for r in rows
+            ]
 
         return await self._read(body)
 

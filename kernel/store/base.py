@@ -31,6 +31,7 @@ __all__ = [
     "SearchHit",
     "SessionRow",
     "SessionStore",
+    "StoredMessage",
     "UsageRow",
 ]
 
@@ -44,8 +45,9 @@ DELIVERY_STATUSES: tuple[str, ...] = ("pending", "attempting", "delivered", "fai
 class SessionRow:
     """One conversation. ``session_key`` is the routing identity (DESIGN §7); a key maps to a
     chain of sessions (reset and compression start a new one, ``parent_session_id`` links a
-    compressed session to its predecessor). ``message_count`` is filled by
-    :meth:`SessionStore.list_sessions` (None elsewhere; ignored on create)."""
+    compressed session to its predecessor). ``message_count`` and ``preview`` (the start of
+    the first user message) are filled by :meth:`SessionStore.list_sessions` (None elsewhere;
+    ignored on create)."""
 
     id: str
     session_key: str
@@ -60,6 +62,7 @@ class SessionRow:
     ended_at: float | None = None
     end_reason: str | None = None
     message_count: int | None = None
+    preview: str | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -104,8 +107,21 @@ class Lease:
 
     @property
     def fence_key(self) -> tuple[str, str, int]:
-        """``(session_key, owner, generation)``: what a fenced write compares."""
+        """``(session_key, owner, generation)``: what a fenced write compares. Anything with
+        ``session_key``, ``owner``, ``generation`` and ``fence_key`` (a running
+        :class:`~talaria.store.lease.LeaseKeeper`) can be passed where a fence is expected."""
         return (self.session_key, self.owner, self.generation)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StoredMessage:
+    """A message with its storage facts (for show/export/audit)."""
+
+    message: Message
+    seq: int
+    active: bool = True
+    compacted: bool = False
+    created_at: float = 0.0
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -234,6 +250,11 @@ class SessionStore(Protocol):
         self, session_id: str, *, include_inactive: bool = False
     ) -> list[Message]:
         """The transcript in append order; every :class:`Message` field round-trips."""
+
+    async def stored_messages(
+        self, session_id: str, *, include_inactive: bool = True
+    ) -> list[StoredMessage]:
+        """Like :meth:`get_messages`, with ``seq``, active/compacted flags and timestamps."""
 
     async def deactivate_messages(
         self,

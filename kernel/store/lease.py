@@ -2,9 +2,13 @@
 
 ::
 
-    keeper = LeaseKeeper(store, session_key, current_owner(), task=asyncio.current_task())
-    async with keeper as lease:
+    async with LeaseKeeper(store, key, current_owner(), task=asyncio.current_task()) as lease:
         ...  # fenced writes: store.append_messages(sid, msgs, fence=lease)
+
+``async with`` yields the keeper itself, which is *lease-like*: it has the held lease's
+``session_key``, ``owner``, ``generation``, ``expires_at`` and ``fence_key``, so it can be
+passed as ``fence=`` directly, and it also carries ``lost``, ``watchdog_fired``, ``lease``
+and ``task`` (which may be assigned after entry, e.g. to a turn body task).
 
 On entry it waits for the lease (polling with backoff, at most ``wait_max`` seconds, then
 :class:`LeaseWaitTimeout` naming the holder). While inside, a background task refreshes the
@@ -114,6 +118,32 @@ class LeaseKeeper:
         """The lease as last refreshed (None before entry)."""
         return self._lease
 
+    def _held(self) -> Lease:
+        if self._lease is None:
+            raise RuntimeError("the lease keeper holds no lease yet: use `async with keeper`")
+        return self._lease
+
+    @property
+    def generation(self) -> int:
+        """Generation of the held lease (lease-like: the keeper can be a write fence)."""
+        return self._held().generation
+
+    @property
+    def expires_at(self) -> float:
+        return self._held().expires_at
+
+    @property
+    def host(self) -> str:
+        return self._held().host
+
+    @property
+    def pid(self) -> int:
+        return self._held().pid
+
+    @property
+    def fence_key(self) -> tuple[str, str, int]:
+        return self._held().fence_key
+
     @property
     def watchdog_fired(self) -> bool:
         """True once the watchdog saw the refresher stall."""
@@ -143,7 +173,7 @@ class LeaseKeeper:
             await asyncio.sleep(min(delay, remaining))
             delay = min(delay * 1.5, self.poll_max)
 
-    async def __aenter__(self) -> Lease:
+    async def __aenter__(self) -> LeaseKeeper:
         lease = await self.acquire()
         self._lease = lease
         self._loop = asyncio.get_running_loop()
@@ -155,7 +185,7 @@ class LeaseKeeper:
             target=self._watch, name=f"lease-watchdog:{self.session_key}", daemon=True
         )
         self._thread.start()
-        return lease
+        return self
 
     # ------------------------------------------------------------------ keep
 
@@ -222,17 +252,18 @@ class LeaseKeeper:
                 log.warning("could not release the lease of %r: %s", self.session_key, exc)
 
     async def __aexit__(self, exc_type: Any, exc: BaseException | None, tb: Any) -> bool:
+        me = asyncio.current_task()
         shutdown = asyncio.ensure_future(self._shutdown())
         try:
             await asyncio.shield(shutdown)
         except asyncio.CancelledError:
-            if not self._cancelled:
+            if not (self._cancelled and self.task is me):
                 raise  # cancelled from outside: the shutdown goes on in the background
             await shutdown  # our own interruption arrived late; finish cleaning up
         interrupted = False
-        if self._cancelled and self.task is not None:
+        if self._cancelled and self.task is me and me is not None:
             self._cancelled = False
-            if self.task.uncancel() > 0:
+            if me.uncancel() > 0:
                 return False  # also cancelled by someone else: let that propagate
             interrupted = True
         if self.lost.is_set() and exc_type is not None:
