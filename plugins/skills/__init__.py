@@ -53,7 +53,10 @@ _SECTIONS_MAX = 256
 def _build_section(session: talaria.SessionInfo) -> talaria.PromptSection | None:
     trusted = bool(session.trusted_workspace) or is_trusted(session.home, session.workspace)
     index = discover_skills(
-        default_sources(session.home, session.workspace, session.config, trusted=trusted)
+        default_sources(
+            session.home, session.workspace, session.config, trusted=trusted,
+            plugin_dirs=getattr(session, "skill_dirs", None),  # once the kernel passes them
+        )
     )
     rendered = render_index(list(index), budget_chars(session.context_window, session.config))
     if rendered is None:

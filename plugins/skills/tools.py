@@ -20,7 +20,8 @@ __all__ = ["index_for_context", "skill_tools"]
 
 def index_for_context(ctx: ToolContext) -> SkillIndex:
     """The skills visible to the session ``ctx`` belongs to."""
-    return discover_skills(default_sources(ctx.home, ctx.workspace, ctx.config))
+    plugin_dirs = getattr(ctx, "skill_dirs", None)  # once the kernel passes them
+    return discover_skills(default_sources(ctx.home, ctx.workspace, ctx.config, plugin_dirs=plugin_dirs))
 
 
 def _skills_list(arguments: Mapping[str, Any], ctx: ToolContext) -> str:
