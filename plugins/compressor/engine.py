@@ -93,7 +93,7 @@ class CompressorEngine:
 
         budget = int(s.target_ratio * s.threshold_tokens(context_window))
         tail_start, tokens = n, 0
-        while tail_start > head_end and n - tail_start < s.protect_last:
+        while tail_start > head_end and (tail_start == n or n - tail_start < s.protect_last):
             cost = estimate_message(messages[tail_start - 1])
             if tail_start < n and tokens + cost > budget:
                 break

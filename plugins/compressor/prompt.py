@@ -46,10 +46,12 @@ def _clip(text: str, cap: int) -> str:
     return f"{text[:head]}\n[… {len(text) - head - tail} chars omitted …]\n{text[-tail:]}"
 
 
-def _render(message: Message, message_chars: int, args_chars: int) -> str:
+def _render(message: Message, message_chars: int, args_chars: int, *, brief_tools: bool = False) -> str:
     if message.role == "tool":
         status = f" {message.status}" if message.status and message.status != "ok" else ""
         header = f"[tool result {message.name or ''}{status}]".replace(" ]", "]")
+        if brief_tools:
+            return f"{header} ({len(message.content)} chars, not shown)"
     else:
         header = f"[{message.role}]"
     parts = [header]
@@ -66,19 +68,23 @@ def _render(message: Message, message_chars: int, args_chars: int) -> str:
 def serialize(
     messages: Sequence[Message], *, message_chars: int, args_chars: int, budget_chars: int
 ) -> str:
-    """Render ``messages`` as plain text for the summarizer.
+    """Render ``messages`` as plain text for the summarizer, within ``budget_chars``.
 
     Each message is capped at ``message_chars`` (tool arguments at ``args_chars``),
-    keeping its start and end; when the whole exceeds ``budget_chars`` the caps are
-    halved (down to 200 characters a message) until it fits.
+    keeping its start and end. Over budget, in order: the caps are halved (down to 200
+    characters a message); tool outputs shrink to a one-line mention; finally the whole
+    text keeps its start and end (the middle is marked omitted).
     """
     floor = 200
     while True:
         text = "\n\n".join(_render(m, message_chars, args_chars) for m in messages)
         if len(text) <= budget_chars or message_chars <= floor:
-            return text
+            break
         message_chars = max(floor, message_chars // 2)
         args_chars = max(floor // 2, args_chars // 2)
+    if len(text) > budget_chars:
+        text = "\n\n".join(_render(m, message_chars, args_chars, brief_tools=True) for m in messages)
+    return _clip(text, max(budget_chars, 1_000))
 
 
 def build_prompt(

@@ -258,3 +258,28 @@ async def test_random_sessions_keep_every_invariant(seed: int) -> None:
     again = await engine.compress(out.messages, context_window=window, summarize=ScriptedSummarizer())
     assert_pairs_intact(again.messages)
     assert sum(1 for m in again.messages if m.meta.get("summary")) <= 1
+
+
+@pytest.mark.parametrize("config", [{"protect_last": 0}, {"protect_first": 0, "protect_last": 0}])
+async def test_the_last_message_survives_even_with_nothing_protected(config: dict) -> None:
+    # No user message at all to anchor the tail.
+    messages = [m for m in chatty_session() if m.role != "user"] + [assistant("thinking"), assistant("still")]
+    out = await Engine(config).compress(messages, context_window=100_000, summarize=ScriptedSummarizer())
+    check_compaction(messages, out, head=config.get("protect_first", 3))
+    assert out.messages[-1] is messages[-1]
+
+
+@pytest.mark.parametrize("size", [0, 1, 2])
+async def test_tiny_inputs_are_returned_unchanged(size: int) -> None:
+    messages = [user("a"), assistant("b")][:size]
+    out = await Engine({}).compress(messages, context_window=1_000, summarize=ScriptedSummarizer())
+    assert out.messages == tuple(messages) and out.dropped == ()
+
+
+@pytest.mark.parametrize("window", [32_000, 128_000])
+async def test_summarizer_input_is_bounded_by_the_window(window: int) -> None:
+    messages = random_transcript(3, exchanges=60)
+    summarizer = ScriptedSummarizer()
+    await Engine({}).compress(messages, context_window=window, summarize=summarizer, focus="everything")
+    assert len(summarizer.prompts[0]) <= 0.5 * window * 4 + 4_000
+    assert "chars omitted" in summarizer.prompts[0]  # long messages keep their start and end

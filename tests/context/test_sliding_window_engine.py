@@ -121,3 +121,10 @@ async def test_random_sessions_keep_pairs_head_and_end(seed: int) -> None:
     again = await engine.compress(out.messages, context_window=window // 2, summarize=NEVER)
     assert_pairs_intact(again.messages)
     assert len(notes(again.messages)) <= 1
+
+
+@pytest.mark.parametrize("size", [0, 1, 4])
+async def test_tiny_inputs_are_returned_unchanged(size: int) -> None:
+    messages = [user("a" * 4_000), assistant("b" * 4_000), user("c" * 4_000), assistant("d" * 4_000)][:size]
+    out = await Engine({}).compress(messages, context_window=1_000, summarize=NEVER)
+    assert out.messages == tuple(messages) and out.dropped == ()
