@@ -248,7 +248,10 @@ class TranscriptMixin:
         if not messages:
             return
         now = time.time()
-        params = [(session_id, *encode_message(m), now) for m in messages]
+        try:
+            params = [(session_id, *encode_message(m), now) for m in messages]
+        except TypeError as exc:
+            raise PersistenceError(str(exc)) from exc
 
         async def body(conn: aiosqlite.Connection) -> None:
             rows = await conn.execute_fetchall(
