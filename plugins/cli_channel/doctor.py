@@ -1,0 +1,31 @@
+"""``talaria doctor`` check: resolve the model chain the way a turn would (no network)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from talaria import CheckResult, ConfigError
+
+__all__ = ["model_check"]
+
+
+def model_check(kernel: Any) -> list[CheckResult]:
+    """One result per model of the chain, or a failure carrying the first-run message."""
+    from talaria.turn.runtime import Runtime  # bundled channel: resolves like the runtime does
+
+    try:
+        chain = Runtime(kernel).models.chain(None)
+    except ConfigError as exc:
+        first, _, rest = str(exc).partition("\n")
+        return [CheckResult(name="model", ok=False, detail=first, hint=rest.strip() or "set `model` in config.toml")]
+    results = []
+    for index, resolved in enumerate(chain):
+        name = "model" if index == 0 else f"fallback {index}"
+        where = f" at {resolved.base_url}" if resolved.base_url else ""
+        detail = f"{resolved.spec} (API mode {resolved.api_mode}{where})"
+        if resolved.api_mode not in kernel.registries.api_modes.names():
+            results.append(CheckResult(name=name, ok=False, detail=f"{detail}: API mode not registered",
+                                       hint="install or enable the plugin that provides it (`talaria plugins list`)"))
+            continue
+        results.append(CheckResult(name=name, ok=True, detail=detail))
+    return results
