@@ -149,6 +149,7 @@ async def call_with_policy(
         tries = 0  # transient failures of this model
         overflowed = False
         wait_for_key = False
+        rotations_left: int | None = None
         while True:
             try:
                 credential = pool.acquire(model.profile, base_url=request.base_url,
@@ -194,7 +195,10 @@ async def call_with_policy(
                 status = pool.report_failure(credential, error)
                 remaining = 0 if credential.id == "keyless" else pool.available(
                     model.profile, base_url=request.base_url)
-                if remaining:
+                if rotations_left is None:  # each key may be rotated to once per model
+                    rotations_left = len(pool.entries(model.profile, base_url=request.base_url)) - 1
+                if remaining and rotations_left > 0:
+                    rotations_left -= 1
                     emit(Event(kind="credential_rotated", data={**base, "from_id": credential.id,
                                                                 "marked": status, "remaining": remaining}))
                     continue

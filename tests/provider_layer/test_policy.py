@@ -270,3 +270,26 @@ def test_retry_settings_from_config():
         RetrySettings.from_config({"retry": {"max_attempts": 0}})
     with pytest.raises(ConfigError, match="retry.attempts: unknown key"):
         RetrySettings.from_config({"retry": {"attempts": 2}})
+
+
+async def test_rotation_is_bounded_even_when_cool_downs_expire_at_once(home, registry):
+    class RacingClock:  # every read is a second later: a tiny retry-after has always expired
+        now = 0.0
+
+        def __call__(self):
+            self.now += 1
+            return self.now
+
+    h = Harness(home, registry, clock=None, env=TWO_KEYS)
+    h.pool = CredentialPool(home, {}, TWO_KEYS, clock=RacingClock())
+    sleeps = []
+
+    async def sleep(delay):
+        sleeps.append(delay)
+
+    h.clock = type("C", (), {"sleep": staticmethod(sleep)})()
+    mode = h.mode("responses", *[err("rate_limit", retry_after=1e-6) for _ in range(6)])
+    with pytest.raises(ProviderError) as info:
+        await h.run(h.chain("openai"), settings=RetrySettings(max_attempts=3))
+    assert info.value.kind is ErrorKind.RATE_LIMIT
+    assert len(mode.calls) <= 6 and len(sleeps) == 2
