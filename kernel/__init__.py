@@ -16,68 +16,67 @@ A minimal plugin::
 
 from __future__ import annotations
 
-import pluggy
+from typing import TYPE_CHECKING, Any
 
 from ._version import __version__
-from .errors import (
-    CompressionError,
-    ConfigError,
-    ErrorKind,
-    PersistenceError,
-    PluginError,
-    ProviderError,
-    RegistrationError,
-    TalariaError,
-    ToolError,
-    UsageError,
-)
-from .protocols import (
-    ApiMode,
-    Channel,
-    CliContext,
-    ContextEngine,
-    Gateway,
-    MemoryProvider,
-    Registrar,
-    Summarizer,
-    ToolSource,
-)
-from .types import (
-    ApprovalDecision,
-    ApprovalRequest,
-    CheckResult,
-    Compaction,
-    Credential,
-    Delta,
-    DeliveryResult,
-    DoctorCheck,
-    EndReason,
-    Event,
-    Inbound,
-    Message,
-    ModelInfo,
-    ModelRequest,
-    ModelResponse,
-    Outbound,
-    PromptSection,
-    ProviderProfile,
-    Services,
-    SessionInfo,
-    SlashCommand,
-    Tool,
-    ToolCall,
-    ToolContext,
-    ToolResult,
-    Toolset,
-    ToolSpec,
-    TurnRecord,
-    Usage,
-    Verdict,
-    new_id,
-)
 
-#: Marks a function as the implementation of a Talaria hook.
-hookimpl = pluggy.HookimplMarker("talaria")
+# The public names are resolved lazily (PEP 562): ``import talaria`` stays nearly free, so
+# ``talaria --version`` and plugin discovery do not pay for pluggy or the dataclasses
+# until something actually uses them.
+_EXPORTS: dict[str, str] = {
+    **dict.fromkeys(
+        ["CompressionError", "ConfigError", "ErrorKind", "PersistenceError", "PluginError", "ProviderError",
+         "RegistrationError", "TalariaError", "ToolError", "UsageError"], "errors"),
+    **dict.fromkeys(
+        ["ApiMode", "Channel", "CliContext", "ContextEngine", "Gateway", "MemoryProvider", "Registrar",
+         "Summarizer", "ToolSource"], "protocols"),
+    **dict.fromkeys(
+        ["ApprovalDecision", "ApprovalRequest", "CheckResult", "Compaction", "Credential", "Delta",
+         "DeliveryResult", "DoctorCheck", "EndReason", "Event", "Inbound", "Message", "ModelInfo",
+         "ModelRequest", "ModelResponse", "Outbound", "PromptSection", "ProviderProfile", "Services",
+         "SessionInfo", "SlashCommand", "Tool", "ToolCall", "ToolContext", "ToolResult", "Toolset",
+         "ToolSpec", "TurnRecord", "Usage", "Verdict", "new_id"], "types"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name == "hookimpl":
+        import pluggy
+
+        value: Any = pluggy.HookimplMarker("talaria")
+    elif name in _EXPORTS:
+        import importlib
+
+        value = getattr(importlib.import_module(f".{_EXPORTS[name]}", __name__), name)
+    else:
+        raise AttributeError(f"module 'talaria' has no attribute {name!r}")
+    globals()[name] = value  # cache: later lookups are plain attribute reads
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
+
+
+if TYPE_CHECKING:
+    import pluggy
+
+    from .errors import (
+        CompressionError, ConfigError, ErrorKind, PersistenceError, PluginError, ProviderError,
+        RegistrationError, TalariaError, ToolError, UsageError,
+    )
+    from .protocols import (
+        ApiMode, Channel, CliContext, ContextEngine, Gateway, MemoryProvider, Registrar, Summarizer, ToolSource,
+    )
+    from .types import (
+        ApprovalDecision, ApprovalRequest, CheckResult, Compaction, Credential, Delta, DeliveryResult,
+        DoctorCheck, EndReason, Event, Inbound, Message, ModelInfo, ModelRequest, ModelResponse, Outbound,
+        PromptSection, ProviderProfile, Services, SessionInfo, SlashCommand, Tool, ToolCall, ToolContext,
+        ToolResult, Toolset, ToolSpec, TurnRecord, Usage, Verdict, new_id,
+    )
+
+    #: Marks a function as the implementation of a Talaria hook.
+    hookimpl: pluggy.HookimplMarker
 
 __all__ = [
     "ApiMode",
