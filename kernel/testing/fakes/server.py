@@ -27,7 +27,7 @@ def make_uvicorn_server(app: FakeLLMApp) -> Any:
     """A quiet ``uvicorn.Server`` for ``app``; the app learns it (for connection resets)."""
     import uvicorn
 
-    config = uvicorn.Config(app, log_level="error", access_log=False, lifespan="off",
+    config = uvicorn.Config(app, log_level="critical", access_log=False, lifespan="off",
                             timeout_graceful_shutdown=1, timeout_keep_alive=5)
     server = uvicorn.Server(config)
     app.uvicorn_server = server

@@ -1,0 +1,197 @@
+"""The ``anthropic_messages`` API mode: Anthropic Messages through ``anthropic.AsyncAnthropic``."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from talaria import Credential, Delta, ErrorKind, ModelRequest, ModelResponse, ProviderError, Usage
+
+from ._common import (
+    END,
+    ClientCache,
+    DeltaSink,
+    call_boundary,
+    close_quietly,
+    field,
+    next_item,
+    parse_arguments,
+    plain,
+    sdk_timeout,
+    tool_call,
+)
+from .wire import NAME, build_payload
+
+__all__ = ["AnthropicMessagesMode"]
+
+DEFAULT_BASE_URL = "https://api.anthropic.com"
+_STOP = {"end_turn": "stop", "stop_sequence": "stop", "tool_use": "tool_calls", "max_tokens": "length",
+         "model_context_window_exceeded": "length", "refusal": "content_filter"}
+_PLAIN_BLOCKS = ("text", "tool_use")
+
+
+def _dump(obj: Any) -> dict[str, Any]:
+    if isinstance(obj, Mapping):
+        return plain(obj)
+    return obj.model_dump(mode="json", exclude_none=True, by_alias=True)
+
+
+class _Usage:
+    """Usage numbers as they arrive (message_start, then cumulative message_delta)."""
+
+    def __init__(self) -> None:
+        self.numbers = {"input_tokens": 0, "output_tokens": 0, "cache_read_input_tokens": 0,
+                        "cache_creation_input_tokens": 0}
+
+    def update(self, raw: Any) -> None:
+        for key in self.numbers:
+            value = field(raw, key)
+            if value is not None:
+                self.numbers[key] = int(value)
+
+    def usage(self) -> Usage:
+        n = self.numbers
+        return Usage(input_tokens=n["input_tokens"], output_tokens=n["output_tokens"],
+                     cache_read_tokens=n["cache_read_input_tokens"],
+                     cache_write_tokens=n["cache_creation_input_tokens"])
+
+
+def _response(request: ModelRequest, blocks: list[dict[str, Any]], stop_reason: str | None,
+              usage: Usage, model: str) -> ModelResponse:
+    """Normalize finished content blocks (tool_use inputs already parsed or kept raw)."""
+    text = "".join(b.get("text", "") for b in blocks if b.get("type") == "text")
+    calls = tuple(tool_call(b.get("id"), b.get("name", ""), b.get("_raw"), f"toolu_{i}")
+                  for i, b in enumerate(b for b in blocks if b.get("type") == "tool_use"))
+    finish = _STOP.get(stop_reason or "", "other")
+    wire = [{k: v for k, v in b.items() if not k.startswith("_")} for b in blocks]
+    needs_replay = any(b.get("type") not in _PLAIN_BLOCKS for b in wire)
+    api_content = {"api_mode": NAME, "wire": {"role": "assistant", "content": wire}} if needs_replay else None
+    return ModelResponse(text=text, tool_calls=calls, finish_reason=finish, raw_finish_reason=stop_reason,
+                         usage=usage, provider=request.provider, model=model, api_mode=NAME,
+                         api_content=api_content)
+
+
+class AnthropicMessagesMode:
+    """``anthropic_messages``: streaming by default, prompt-cache breakpoints on the prefix.
+
+    Config (``[api_modes.anthropic_messages]``): ``base_url``, ``max_tokens`` (used when the
+    request sets none; default 8192), ``prompt_caching`` (default true).
+    """
+
+    name = NAME
+
+    def __init__(self, config: Mapping[str, Any] | None = None) -> None:
+        self.config = dict(config or {})
+        self._clients = ClientCache(self._make_client)
+
+    @staticmethod
+    def _make_client(base_url: str, key: str) -> Any:
+        import anthropic
+
+        return anthropic.AsyncAnthropic(base_url=base_url, api_key=key, max_retries=0)
+
+    def base_url(self, request: ModelRequest) -> str:
+        """The SDK appends ``/v1/messages`` itself: a trailing ``/v1`` is dropped."""
+        url = (request.base_url or self.config.get("base_url") or DEFAULT_BASE_URL).rstrip("/")
+        return url[: -len("/v1")] if url.endswith("/v1") else url
+
+    async def complete(self, request: ModelRequest, credential: Credential,
+                       on_delta: Callable[[Delta], None]) -> ModelResponse:
+        """Send ``request``; raises :class:`talaria.ProviderError` for every failure."""
+        sink = DeltaSink(on_delta)
+        return await call_boundary(request, lambda: self._complete(request, credential, sink))
+
+    async def _complete(self, request: ModelRequest, credential: Credential, sink: DeltaSink) -> ModelResponse:
+        client = self._clients.get(self.base_url(request), credential)
+        payload = build_payload(request, config=self.config)
+        kwargs: dict[str, Any] = {"timeout": sdk_timeout(request)}
+        if request.headers:
+            kwargs["extra_headers"] = dict(request.headers)
+        if request.extra_body:
+            kwargs["extra_body"] = plain(request.extra_body)
+        if not request.stream:
+            message = await client.messages.create(**payload, **kwargs)
+            return self._from_message(request, message)
+        stream = await client.messages.create(**payload, **kwargs)
+        try:
+            return await self._from_stream(request, stream, sink)
+        finally:
+            await close_quietly(stream)
+
+    def _from_message(self, request: ModelRequest, message: Any) -> ModelResponse:
+        stop_reason = field(message, "stop_reason")
+        if stop_reason is None:
+            raise ProviderError(ErrorKind.TRUNCATED, "message has no stop_reason", provider=request.provider)
+        blocks = []
+        for block in field(message, "content") or []:
+            data = _dump(block)
+            if data.get("type") == "tool_use":
+                data["_raw"] = json.dumps(data.get("input", {}), ensure_ascii=False, separators=(",", ":"))
+            blocks.append(data)
+        usage = _Usage()
+        usage.update(field(message, "usage"))
+        return _response(request, blocks, stop_reason, usage.usage(), field(message, "model", request.model))
+
+    async def _from_stream(self, request: ModelRequest, stream: Any, sink: DeltaSink) -> ModelResponse:
+        blocks: dict[int, dict[str, Any]] = {}
+        args: dict[int, list[str]] = {}
+        usage = _Usage()
+        model, stop_reason, stopped, calls_seen = request.model, None, False, 0
+        iterator = stream.__aiter__()
+        while (event := await next_item(iterator, request.stall_timeout, request.provider)) is not END:
+            kind = field(event, "type", "")
+            if kind == "message_start":
+                message = field(event, "message")
+                model = field(message, "model", model)
+                usage.update(field(message, "usage"))
+            elif kind == "content_block_start":
+                index, block = int(field(event, "index", len(blocks))), _dump(field(event, "content_block"))
+                blocks[index] = block
+                if block.get("type") in ("tool_use", "server_tool_use"):
+                    args[index] = []
+                    if block["type"] == "tool_use":
+                        sink(Delta(kind="tool_call", index=calls_seen, name=block.get("name")))
+                        calls_seen += 1
+            elif kind == "content_block_delta":
+                self._apply_delta(blocks, args, int(field(event, "index", 0)), field(event, "delta"), sink)
+            elif kind == "message_delta":
+                stop_reason = field(field(event, "delta"), "stop_reason", stop_reason)
+                usage.update(field(event, "usage"))
+            elif kind == "message_stop":
+                stopped = True
+        if not stopped or stop_reason is None:
+            partial = sum(1 for i in args if i in blocks)
+            raise ProviderError(ErrorKind.TRUNCATED,
+                                f"stream ended without message_stop (stop_reason={stop_reason!r}, "
+                                f"{len(blocks)} block(s), {partial} tool call(s) started)",
+                                provider=request.provider)
+        for index, parts in args.items():
+            raw = "".join(parts)
+            blocks[index]["_raw"] = raw
+            blocks[index]["input"] = parse_arguments(raw)[0]
+        return _response(request, [blocks[i] for i in sorted(blocks)], stop_reason, usage.usage(), model)
+
+    @staticmethod
+    def _apply_delta(blocks: dict[int, dict[str, Any]], args: dict[int, list[str]], index: int,
+                     delta: Any, sink: DeltaSink) -> None:
+        block = blocks.setdefault(index, {"type": "text", "text": ""})
+        kind = field(delta, "type", "")
+        if kind == "text_delta":
+            text = field(delta, "text", "")
+            block["text"] = block.get("text", "") + text
+            sink(Delta(kind="text", text=text))
+        elif kind == "input_json_delta":
+            args.setdefault(index, []).append(field(delta, "partial_json", ""))
+        elif kind == "thinking_delta":
+            thinking = field(delta, "thinking", "")
+            block["thinking"] = block.get("thinking", "") + thinking
+            sink(Delta(kind="reasoning", text=thinking))
+        elif kind == "signature_delta":
+            block["signature"] = block.get("signature", "") + field(delta, "signature", "")
+        elif kind == "citations_delta":
+            block.setdefault("citations", []).append(_dump(field(delta, "citation")))
+
+    async def aclose(self) -> None:
+        """Close every SDK client this mode opened."""
+        await self._clients.aclose()
