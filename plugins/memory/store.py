@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from talaria import ToolError
+from talaria import ConfigError, ToolError
 
 __all__ = ["DEFAULT_LIMITS", "FILES", "MemoryStore", "Target", "join_entries", "split_entries"]
 
@@ -86,8 +86,8 @@ class MemoryStore:
         self.dir = Path(home) / "memories"
         section = (config or {}).get("memory") or {}
         self.limits = {
-            "memory": int(section.get("memory_char_limit", DEFAULT_LIMITS["memory"])),
-            "user": int(section.get("user_char_limit", DEFAULT_LIMITS["user"])),
+            target: _limit(section, f"{target}_char_limit", default)
+            for target, default in DEFAULT_LIMITS.items()
         }
 
     def path(self, target: Target) -> Path:
@@ -171,6 +171,13 @@ class MemoryStore:
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
             raise
+
+
+def _limit(section: Mapping[str, Any], key: str, default: int) -> int:
+    value = section.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ConfigError(f"[memory] {key} must be a positive integer (characters), not {value!r}")
+    return value
 
 
 def _clean(content: str | None) -> str:

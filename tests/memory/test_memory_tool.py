@@ -102,3 +102,8 @@ def test_writes_are_atomic_and_leave_no_temp_files(memory, home):
         memory(action="add", target="memory", content=f"entry {i}")
     leftovers = [p.name for p in (home / "memories").iterdir() if p.name.endswith(".tmp")]
     assert leftovers == []
+
+
+def test_bad_limit_config_names_the_key(memory_mod, home):
+    with pytest.raises(talaria.ConfigError, match=r"\[memory\] user_char_limit must be a positive integer"):
+        memory_mod.MemoryStore(home, {"memory": {"user_char_limit": "lots"}})
