@@ -62,10 +62,10 @@ async def test_a_write_waits_out_a_lock_held_by_another_process_connection(tmp_p
 
 async def test_a_lock_held_longer_than_the_retry_budget_is_a_persistence_error(tmp_path: Path) -> None:
     db = tmp_path / "state.db"
-    async with SqliteStore(db, busy_timeout=0.01, retry_for=0.2) as store:
+    async with SqliteStore(db, busy_timeout=0.01, retry_for=0.1) as store:
         await store.create_session(SessionRow(id="s", session_key="k"))
         started = threading.Event()
-        holder = threading.Thread(target=_hold_write_lock, args=(db, 1.0, started))
+        holder = threading.Thread(target=_hold_write_lock, args=(db, 0.4, started))
         holder.start()
         started.wait()
         with pytest.raises(PersistenceError, match="locked"):
