@@ -24,6 +24,7 @@ import talaria
 from .discovery import (
     SkillIndex,
     bundled_skills_dir,
+    cache_file,
     default_sources,
     discover_skills,
     set_plugin_skill_dirs,
@@ -56,7 +57,8 @@ def _build_section(session: talaria.SessionInfo) -> talaria.PromptSection | None
         default_sources(
             session.home, session.workspace, session.config, trusted=trusted,
             plugin_dirs=getattr(session, "skill_dirs", None),  # once the kernel passes them
-        )
+        ),
+        cache=cache_file(session.home),
     )
     rendered = render_index(list(index), budget_chars(session.context_window, session.config))
     if rendered is None:
@@ -115,7 +117,7 @@ def activate_skill_message(
 
     home = home or talaria_home()
     workspace = workspace or Path.cwd()
-    index = discover_skills(default_sources(home, workspace, config, trusted=trusted))
+    index = discover_skills(default_sources(home, workspace, config, trusted=trusted), cache=cache_file(home))
     skill = index.get(name)
     if skill is None:
         known = ", ".join(index.skills) or "none"

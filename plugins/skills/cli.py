@@ -15,7 +15,7 @@ from typing import Any
 
 import click
 
-from .discovery import SkillIndex, default_sources, discover_skills
+from .discovery import SkillIndex, cache_file, default_sources, discover_skills
 from .skillfile import SkillError, parse_skill_file, valid_name
 from .trust import add_trusted, is_trusted, load_trusted, remove_trusted
 from .view import view_skill
@@ -31,7 +31,11 @@ def _obj() -> Any:
 
 
 def _index(obj: Any) -> SkillIndex:
-    return discover_skills(default_sources(Path(obj.home), Path(obj.workspace), obj.config))
+    plugin_dirs = getattr(obj, "skill_dirs", None)  # once the CLI context carries them
+    return discover_skills(
+        default_sources(Path(obj.home), Path(obj.workspace), obj.config, plugin_dirs=plugin_dirs),
+        cache=cache_file(Path(obj.home)),
+    )
 
 
 @click.group("skills")

@@ -23,12 +23,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .diskcache import DiskCache
 from .skillfile import Skill, SkillError, parse_skill_file
 from .trust import is_trusted
 
 __all__ = [
     "SkillIndex",
     "bundled_skills_dir",
+    "cache_file",
     "default_sources",
     "discover_skills",
     "set_plugin_skill_dirs",
@@ -76,6 +78,11 @@ def talaria_home() -> Path:
     """``$TALARIA_HOME`` or ``~/.talaria`` (not created)."""
     raw = os.environ.get("TALARIA_HOME")
     return Path(raw).expanduser() if raw else Path.home() / ".talaria"
+
+
+def cache_file(home: Path) -> Path:
+    """Where parsed frontmatter is cached between processes."""
+    return Path(home) / "cache" / "skills.json"
 
 
 def bundled_skills_dir() -> Path:
@@ -131,7 +138,7 @@ def _remember(message: str) -> None:
     log.warning("%s", message)
 
 
-def _parse_cached(folder: Path, label: str) -> Skill | SkillError:
+def _parse_cached(folder: Path, label: str, disk: DiskCache) -> Skill | SkillError:
     try:
         st = (folder / "SKILL.md").stat()
     except OSError as exc:
@@ -139,10 +146,13 @@ def _parse_cached(folder: Path, label: str) -> Skill | SkillError:
     key = (str(folder), label, st.st_mtime_ns, st.st_size)
     hit = _PARSED.get(key)
     if hit is None:
-        try:
-            hit = parse_skill_file(folder, label)
-        except SkillError as exc:
-            hit = exc
+        hit = disk.get(folder, label, st.st_mtime_ns, st.st_size)
+        if hit is None:
+            try:
+                hit = parse_skill_file(folder, label)
+            except SkillError as exc:
+                hit = exc
+            disk.put(folder, label, st.st_mtime_ns, st.st_size, hit)
         _PARSED[key] = hit
         if len(_PARSED) > _CACHE_MAX:
             _PARSED.popitem(last=False)
@@ -157,18 +167,21 @@ def _skill_folders(root: Path) -> list[Path]:
     return [c for c in children if not c.name.startswith(".") and (c / "SKILL.md").is_file()]
 
 
-def discover_skills(sources: Sequence[tuple[str, Path]]) -> SkillIndex:
+def discover_skills(sources: Sequence[tuple[str, Path]], *, cache: Path | None = None) -> SkillIndex:
     """Load every skill in ``sources`` (``(label, folder)``, lowest precedence first).
 
     Missing folders are ignored. A skill in a later source replaces an earlier one with the
     same name (recorded in ``shadowed``); within one source the first folder (sorted) wins.
+    ``cache`` names a JSON file of parsed frontmatter reused across processes
+    (see :func:`cache_file`); parses are also cached in memory for this process.
     """
+    disk = DiskCache(cache)
     index = SkillIndex()
     found: dict[str, Skill] = {}
     for label, root in sources:
         seen_here: set[str] = set()
         for folder in _skill_folders(Path(root)):
-            parsed = _parse_cached(folder, label)
+            parsed = _parse_cached(folder, label, disk)
             if isinstance(parsed, SkillError):
                 index.warnings.append(f"skipped skill: {parsed}")
                 continue
@@ -183,6 +196,7 @@ def discover_skills(sources: Sequence[tuple[str, Path]]) -> SkillIndex:
             if previous is not None:
                 index.shadowed.append(Shadowing(winner=parsed, loser=previous))
             found[parsed.name] = parsed
+    disk.save()
     index.skills = dict(sorted(found.items()))
     for shadow in index.shadowed:
         log.debug(

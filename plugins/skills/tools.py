@@ -12,7 +12,7 @@ from typing import Any
 
 from talaria import Tool, ToolContext
 
-from .discovery import SkillIndex, default_sources, discover_skills
+from .discovery import SkillIndex, cache_file, default_sources, discover_skills
 from .view import resolve_skill, view_file, view_skill
 
 __all__ = ["index_for_context", "skill_tools"]
@@ -21,7 +21,10 @@ __all__ = ["index_for_context", "skill_tools"]
 def index_for_context(ctx: ToolContext) -> SkillIndex:
     """The skills visible to the session ``ctx`` belongs to."""
     plugin_dirs = getattr(ctx, "skill_dirs", None)  # once the kernel passes them
-    return discover_skills(default_sources(ctx.home, ctx.workspace, ctx.config, plugin_dirs=plugin_dirs))
+    return discover_skills(
+        default_sources(ctx.home, ctx.workspace, ctx.config, plugin_dirs=plugin_dirs),
+        cache=cache_file(ctx.home),
+    )
 
 
 def _skills_list(arguments: Mapping[str, Any], ctx: ToolContext) -> str:
