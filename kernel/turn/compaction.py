@@ -72,6 +72,13 @@ class Compactor:
                 return name, factory(cfg.get(name, {}))
             except Exception as exc:
                 self._warn(f"context engine '{name}' failed to start: {exc}")
+        default = registry.get(DEFAULT_ENGINE)
+        if default is not None:
+            try:
+                self._warn(f"using '{DEFAULT_ENGINE}' with its default settings")
+                return DEFAULT_ENGINE, default({})
+            except Exception as exc:
+                self._warn(f"context engine '{DEFAULT_ENGINE}' failed with default settings: {exc}")
         return "", None
 
     def _warn(self, message: str) -> None:
@@ -150,6 +157,8 @@ class Compactor:
             if calls == 0:
                 state.api_calls -= 1
         try:
+            if not compaction.dropped:  # nothing to compact: no rotation, no prompt rebuild
+                return False
             await self._rotate(state, resolved, compaction)
         finally:
             await store.unlock_compression(session_id, holder)
