@@ -6,6 +6,8 @@ an old :class:`Lease` can never match the row again (fencing, DESIGN §4 invaria
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import sqlite3
 import time
 from collections.abc import Callable
@@ -42,6 +44,7 @@ class LeaseMixin:
 
         path: Path
         _revoked: set[tuple[str, str, int]]
+        _release_events: dict[str, asyncio.Event]
         _read: Callable[..., Awaitable[Any]]
         _write: Callable[..., Awaitable[Any]]
 
@@ -178,6 +181,18 @@ class LeaseMixin:
 
         await self._write(body, f"release the lease of {lease.session_key!r}")
         self._revoked.discard(lease.fence_key)
+        waiters = self._release_events.pop(lease.session_key, None)
+        if waiters is not None:
+            waiters.set()
+
+    async def wait_for_release(self, session_key: str, timeout: float) -> None:
+        """Return when this store object releases ``session_key``'s lease, or after
+        ``timeout`` seconds, whichever is first. Lets waiters in the same process take a
+        lease the moment it is freed instead of at their next poll (other processes are
+        only seen by polling)."""
+        event = self._release_events.setdefault(session_key, asyncio.Event())
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(event.wait(), timeout)
 
     def revoke_lease(self, lease: Lease, *, expire_row: bool = True) -> None:
         """Make ``lease`` unusable. Synchronous, callable from any thread (the watchdog's).

@@ -1,4 +1,4 @@
-"""Sessions, system prompts, messages and full-text search of :class:`SqliteStore`."""
+"""Sessions, system prompts and messages of :class:`SqliteStore`."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import PersistenceError
 from ..types import Message
-from ._codec import MESSAGE_COLUMNS, decode_message, encode_message, fts_query
-from .base import Lease, SearchHit, SessionRow, StoredMessage
+from ._codec import MESSAGE_COLUMNS, decode_message, encode_message
+from .base import Lease, SessionRow, StoredMessage
 
 if TYPE_CHECKING:
     import aiosqlite
@@ -52,7 +52,7 @@ def _session(
 
 
 class TranscriptMixin:
-    """Sessions, prompts, messages, search. Relies on ``_read``/``_write``/``_check_fence``."""
+    """Sessions, prompts, messages. Relies on ``_read``/``_write``/``_check_fence``."""
 
     if TYPE_CHECKING:
         from collections.abc import Awaitable, Callable
@@ -339,40 +339,6 @@ class TranscriptMixin:
             return changed
 
         return await self._write(body, f"deactivate messages of session {session_id}")
-
-    async def search_messages(
-        self, query: str, *, limit: int = 10, exclude_session: str | None = None
-    ) -> list[SearchHit]:
-        """Best matches first among active messages (content and tool names).
-
-        ``query`` is free text: each word must appear (``word*`` matches a prefix); FTS
-        operators and quotes in it are taken literally, so no input raises a syntax error.
-        """
-        match = fts_query(query)
-        if match is None or limit <= 0:
-            return []
-        exclude = "" if exclude_session is None else " AND m.session_id != ?"
-        args: tuple[Any, ...] = (match,) + (() if exclude_session is None else (exclude_session,))
-
-        async def body(conn: aiosqlite.Connection) -> list[SearchHit]:
-            rows = await conn.execute_fetchall(
-                "SELECT m.session_id, m.uid, m.role, "
-                "snippet(messages_fts, -1, '[', ']', '…', 16), m.created_at, s.title, "
-                "coalesce(s.session_key, ''), m.seq "
-                "FROM messages_fts JOIN messages AS m ON m.id = messages_fts.rowid "
-                "LEFT JOIN sessions AS s ON s.id = m.session_id "
-                f"WHERE messages_fts MATCH ? AND m.active = 1{exclude} ORDER BY rank LIMIT ?",
-                (*args, int(limit)),
-            )
-            return [
-                SearchHit(
-                    session_id=r[0], uid=r[1], role=r[2], snippet=r[3], created_at=r[4],
-                    title=r[5], session_key=r[6], seq=r[7],
-                )
-                for r in rows
-            ]
-
-        return await self._read(body)
 
     async def count_messages(self, session_id: str, *, include_inactive: bool = False) -> int:
         """How many (active) messages the session has."""

@@ -170,7 +170,12 @@ class LeaseKeeper:
                     session_key=self.session_key,
                     holder=holder,
                 )
-            await asyncio.sleep(min(delay, remaining))
+            pause = min(delay, remaining)
+            wait_for_release = getattr(self.store, "wait_for_release", None)
+            if wait_for_release is not None:  # woken at once by a release in this process
+                await wait_for_release(self.session_key, pause)
+            else:
+                await asyncio.sleep(pause)
             delay = min(delay * 1.5, self.poll_max)
 
     async def __aenter__(self) -> LeaseKeeper:

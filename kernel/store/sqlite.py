@@ -31,6 +31,7 @@ from ..errors import PersistenceError, StoreError
 from ._leases import LeaseMixin
 from ._ledger import LedgerMixin
 from ._queue import QueueMixin
+from ._search import SearchMixin
 from ._transcript import TranscriptMixin
 from .schema import MIGRATIONS, SCHEMA_VERSION
 
@@ -51,7 +52,7 @@ def is_busy_error(exc: BaseException) -> bool:
     return "locked" in text or "busy" in text
 
 
-class SqliteStore(TranscriptMixin, QueueMixin, LeaseMixin, LedgerMixin):
+class SqliteStore(TranscriptMixin, SearchMixin, QueueMixin, LeaseMixin, LedgerMixin):
     """The :class:`~talaria.store.base.SessionStore` over one SQLite file.
 
     :param path: the database file (created with its folder when missing).
@@ -78,6 +79,7 @@ class SqliteStore(TranscriptMixin, QueueMixin, LeaseMixin, LedgerMixin):
         self._conn: Conn | None = None
         self._lock = asyncio.Lock()
         self._revoked: set[tuple[str, str, int]] = set()
+        self._release_events: dict[str, asyncio.Event] = {}
 
     # ------------------------------------------------------------------ lifecycle
 

@@ -157,3 +157,20 @@ async def test_outside_cancellation_still_propagates_and_releases(store: SqliteS
 def test_refresh_must_be_shorter_than_ttl(store: SqliteStore) -> None:
     with pytest.raises(ValueError, match="refresh_every"):
         LeaseKeeper(store, "k", ME, ttl=10, refresh_every=10)
+
+
+async def test_a_waiter_in_the_same_process_gets_the_lease_as_soon_as_it_is_released(store: SqliteStore) -> None:
+    order: list[str] = []
+
+    async def turn(name: str, hold: float) -> None:
+        async with LeaseKeeper(store, "k", f"elsewhere:{name}:1", ttl=5, refresh_every=1, poll_min=2, poll_max=2):
+            order.append(f"{name}-in")
+            await asyncio.sleep(hold)
+            order.append(f"{name}-out")
+
+    first = asyncio.create_task(turn("1", 0.1))
+    await asyncio.sleep(0.02)
+    started = time.monotonic()
+    await asyncio.gather(first, turn("2", 0))
+    assert order == ["1-in", "1-out", "2-in", "2-out"]
+    assert time.monotonic() - started < 1.0  # not the 2 s poll interval
