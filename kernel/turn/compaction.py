@@ -126,7 +126,12 @@ class Compactor:
         session_id = state.session.id
         holder = f"{self.runtime.owner}:{state.turn_id}"
         if not await store.try_lock_compression(session_id, holder, 600):
-            return False  # another process is compressing, or a failure cool-down is active
+            # another process is compressing, or a failure cool-down is active
+            extra = sum(len(s.text) for s in state.info_system)
+            if must_fit or estimate_tokens(state.messages, extra_chars=extra) >= resolved.context_window:
+                raise CompressionError("the history does not fit the context window and compression is "
+                                       "unavailable (cooling down after a failure, or another process holds the lock)")
+            return False
         state.compressions += 1
         state.api_calls += 1  # the attempt counts; refunded below when no provider call was made
         calls = 0
