@@ -1,5 +1,10 @@
 """Who owns a lease or an admission: ``host:pid:starttime`` and whether that process lives.
 
+``host`` is the host name plus ``#`` and a short digest of the kernel's boot id and this
+process's pid namespace: two containers that share a host name (``--network host``) but not
+a pid namespace, or a machine before and after a reboot, are different hosts here — their
+owners are never judged dead by a pid lookup that cannot see them (they wait for the TTL).
+
 ``starttime`` is the process start time in clock ticks since boot (field 22 of
 ``/proc/<pid>/stat``); together with the pid it names one process for the life of the
 machine, so a recycled pid is not mistaken for the old owner. On systems without ``/proc``
@@ -11,11 +16,20 @@ apart several owners inside one process; liveness only looks at the first three 
 
 from __future__ import annotations
 
+import hashlib
 import os
 import socket
 from dataclasses import dataclass
+from functools import cache
 
-__all__ = ["OwnerId", "current_owner", "owner_alive", "parse_owner", "process_start_time"]
+__all__ = [
+    "OwnerId",
+    "current_owner",
+    "machine_id",
+    "owner_alive",
+    "parse_owner",
+    "process_start_time",
+]
 
 _cache: dict[int, str] = {}
 
@@ -49,12 +63,37 @@ def process_start_time(pid: int) -> int | None:
         return None
 
 
+def _read_text(path: str) -> str:
+    try:
+        with open(path, encoding="ascii", errors="replace") as fh:
+            return fh.read().strip()
+    except OSError:
+        return ""
+
+
+def _pid_namespace() -> str:
+    try:
+        return os.readlink("/proc/self/ns/pid")
+    except OSError:
+        return ""
+
+
+@cache
+def machine_id() -> str:
+    """``hostname#digest`` naming this kernel boot and pid namespace (see module docs)."""
+    name = socket.gethostname().replace(":", "_").replace("#", "_") or "localhost"
+    parts = (_read_text("/proc/sys/kernel/random/boot_id"), _pid_namespace())
+    if not any(parts):
+        return name
+    return f"{name}#{hashlib.sha256('|'.join(parts).encode()).hexdigest()[:8]}"
+
+
 def current_owner() -> str:
     """This process as an owner string: ``host:pid:starttime`` (cached per pid)."""
     pid = os.getpid()
     owner = _cache.get(pid)
     if owner is None:
-        host = socket.gethostname().replace(":", "_") or "localhost"
+        host = machine_id()
         start = process_start_time(pid) or 0
         owner = _cache[pid] = f"{host}:{pid}:{start}"
     return owner
