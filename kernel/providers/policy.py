@@ -158,7 +158,6 @@ async def call_with_policy(
                 last = exc
                 errors.append(exc)
                 break
-            wait_for_key = False
             attempts += 1
             streamed = False
 
@@ -210,7 +209,7 @@ async def call_with_policy(
                 delay = _delay(error, tries, settings, rng)
                 emit(Event(kind="retry", data={**base, "delay": delay, "discard_partial": streamed}))
                 await sleep(delay)
-                wait_for_key = True
+                wait_for_key = True  # from now on this model may use a cooling key (we waited)
                 continue
 
             if kind is ErrorKind.CONTEXT_OVERFLOW:
