@@ -29,6 +29,7 @@ DEFAULT_BASE_URL = "https://api.anthropic.com"
 _STOP = {"end_turn": "stop", "stop_sequence": "stop", "tool_use": "tool_calls", "max_tokens": "length",
          "model_context_window_exceeded": "length", "refusal": "content_filter"}
 _PLAIN_BLOCKS = ("text", "tool_use")
+_SDK_PARAMS = frozenset({"model", "max_tokens", "messages", "system", "tools", "stream"})
 
 
 def _dump(obj: Any) -> dict[str, Any]:
@@ -105,11 +106,14 @@ class AnthropicMessagesMode:
     async def _complete(self, request: ModelRequest, credential: Credential, sink: DeltaSink) -> ModelResponse:
         client = self._clients.get(self.base_url(request), credential)
         payload = build_payload(request, config=self.config)
+        # Fields this SDK version has no parameter for (e.g. temperature) travel as extra body.
+        extra = {k: payload.pop(k) for k in [k for k in payload if k not in _SDK_PARAMS]}
+        extra.update(plain(request.extra_body))
         kwargs: dict[str, Any] = {"timeout": sdk_timeout(request)}
         if request.headers:
             kwargs["extra_headers"] = dict(request.headers)
-        if request.extra_body:
-            kwargs["extra_body"] = plain(request.extra_body)
+        if extra:
+            kwargs["extra_body"] = extra
         if not request.stream:
             message = await client.messages.create(**payload, **kwargs)
             return self._from_message(request, message)
