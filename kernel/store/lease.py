@@ -23,7 +23,7 @@ half-way between the refresh period and the TTL), it sets ``keeper.watchdog_fire
 the lease (also expiring the row, so another process can take over) and, once the loop runs
 again, interrupts the turn the same way with ``reason = "watchdog"``.
 
-On exit the lease is released (unless it was lost).
+On exit the lease is released (a no-op when another owner has taken it over).
 """
 
 from __future__ import annotations
@@ -250,7 +250,7 @@ class LeaseKeeper:
             self._refresher.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self._refresher
-        if self._lease is not None and not self.lost.is_set():
+        if self._lease is not None:  # fenced by generation: a no-op if someone took it over
             try:
                 await self.store.release_lease(self._lease)
             except Exception as exc:  # it expires at the end of its TTL anyway

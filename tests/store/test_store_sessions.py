@@ -96,3 +96,13 @@ async def test_id_prefixes_resolve_when_unique(store: SqliteStore) -> None:
     assert len(await store.resolve_session_id("ses_abc")) == 2
     assert await store.resolve_session_id("nope") == []
     assert await store.resolve_session_id("%") == []
+
+
+async def test_sqlite_store_implements_the_interface(store: SqliteStore, home) -> None:
+    from talaria.store import SessionStore, default_store_path
+
+    assert isinstance(store, SessionStore)
+    missing = [name for name in dir(SessionStore) if not name.startswith("_") and not hasattr(store, name)]
+    assert missing == []
+    assert default_store_path() == home / "state.db"
+    assert store.path == default_store_path()
