@@ -224,7 +224,9 @@ def _group(cli: click.Group, name: str, help_text: str) -> click.Group:
 def _k(n: int | None) -> str:
     if not n:
         return "?"
-    return f"{n // 1000}k" if n >= 1000 and n % 1000 == 0 else (f"{n / 1024:g}Ki" if n % 1024 == 0 else str(n))
+    if n >= 1_000_000:
+        return f"{round(n / 1_000_000, 2):g}M"
+    return f"{round(n / 1000, 1):g}k" if n >= 1000 else str(n)
 
 
 def _table(rows: list[dict[str, Any]], columns: list[tuple[str, str]]) -> None:

@@ -214,8 +214,9 @@ def first_run_message(profiles: Mapping[str, ProviderProfile]) -> str:
     ]
     hosted = [p for p in profiles.values() if p.key_env and not p.keyless and p.default_model]
     hosted.sort(key=lambda p: _DETECT_ORDER.index(p.name) if p.name in _DETECT_ORDER else 99)
+    width = max((len(p.key_env[0]) for p in hosted[:6]), default=0)
     for p in hosted[:6]:
-        lines.append(f"       export {p.key_env[0]}=...    # {p.name}, uses {p.name}/{p.default_model}")
+        lines.append(f"       export {(p.key_env[0] + '=...').ljust(width + 4)}  # {p.name}/{p.default_model}")
     if not hosted:
         lines.append("       export OPENAI_API_KEY=...    # or the key variable of your provider")
     lines += [
