@@ -99,15 +99,24 @@ async def _reap(proc: asyncio.subprocess.Process, seconds: float) -> None:
 async def run_command(command: str, cwd: Path, *, timeout: float, max_chars: int) -> str:
     """Run ``command``; return its (capped) output followed by ``[exit code N]``."""
     _procs.before_spawn()
-    proc = await asyncio.create_subprocess_exec(
-        "bash", "-c", command,
-        cwd=str(cwd),
-        stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.STDOUT,
-        start_new_session=True,
-        preexec_fn=_procs.child_setup,
+    spawn = asyncio.ensure_future(
+        asyncio.create_subprocess_exec(
+            "bash", "-c", command,
+            cwd=str(cwd),
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+            start_new_session=True,
+            preexec_fn=_procs.child_setup,
+        )
     )
+    try:
+        # Shielded: a cancellation while the pipes connect must still kill the whole group
+        # (asyncio alone would kill only the leader and orphan its children).
+        proc = await asyncio.shield(spawn)
+    except asyncio.CancelledError:
+        spawn.add_done_callback(_kill_spawned)
+        raise
     pgid = proc.pid
     _procs.track(pgid)
     capture = Capture(max_chars)
@@ -148,6 +157,11 @@ async def run_command(command: str, cwd: Path, *, timeout: float, max_chars: int
     code = proc.returncode
     notes.append(f"[exit code {code}]" if code is None or code >= 0 else f"[killed by signal {-code}]")
     return output + "\n" + "\n".join(notes)
+
+
+def _kill_spawned(spawn: asyncio.Future[asyncio.subprocess.Process]) -> None:
+    if not spawn.cancelled() and spawn.exception() is None:
+        _procs.kill_group(spawn.result().pid, signal.SIGKILL)
 
 
 async def _supervise(proc: asyncio.subprocess.Process, reader: asyncio.Future[None], timeout: float) -> str | None:
