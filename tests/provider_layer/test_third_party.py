@@ -72,6 +72,26 @@ def test_nebius_distribution_pip_installs_and_registers_its_provider(tmp_path: P
 
     assert "nebius" not in {ep.name for ep in entry_points(group="talaria")}
 
+    # the real CLI in that venv lists it as installed, and a turn reaches its endpoint
+    from talaria.testing.fakes import FakeLLMServer, Reply
+
+    listed = subprocess.run([str(py), "-m", "talaria", "providers", "list", "--json"],
+                            capture_output=True, text=True, timeout=120, env=env)
+    assert listed.returncode == 0, listed.stderr
+    row = next(r for r in json.loads(listed.stdout) if r["name"] == "nebius")
+    assert row["origin"].startswith("installed")
+    with FakeLLMServer([Reply(text="hello from nebius")]) as fake:
+        turn = subprocess.run(
+            [str(py), "-m", "talaria", "run", "--model", "nebius/llama-3.3-70b", "say hi"],
+            capture_output=True, text=True, timeout=180,
+            env={**env, "NEBIUS_BASE_URL": fake.openai_base_url, "OPENAI_API_KEY": "sk-not-for-nebius"},
+        )
+        assert turn.returncode == 0, turn.stderr
+        assert "hello from nebius" in turn.stdout
+        sent = fake.requests[-1]
+        assert sent.json["model"] == "meta-llama/Llama-3.3-70B-Instruct"
+        assert sent.headers.get("authorization") == "Bearer nb-key"
+
 
 @pytest.mark.slow
 def test_importing_the_provider_layer_imports_no_sdk() -> None:
