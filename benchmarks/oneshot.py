@@ -1,0 +1,125 @@
+"""Benchmark: a cold ``talaria run "hi"`` against a loopback fake OpenAI-compatible server.
+
+Starts ``python -m talaria.testing.fakes`` as a subprocess, writes a temporary
+``TALARIA_HOME`` whose config points ``model`` at it (a config-defined provider
+``[providers.fake] api_mode = "chat_completions"``), then runs ``talaria run "hi"`` as a fresh
+process N times (default 10). Reports medians of: wall time, time from spawn to the first
+request reaching the server (the fake records arrival times), peak RSS and CPU time
+(user+sys, less sensitive to a busy machine than wall time) of the child; and separately
+the cold ``import openai`` time and bare interpreter start-up, so Talaria's own share
+(wall − SDK import) can be read off. Targets (issue 8): wall ≤ 1.0 s, own share ≤ 0.2 s.
+
+Run: ``python benchmarks/oneshot.py [--runs N]``
+(``hermes -z`` and ``llm`` are not installed offline here; their published numbers on the
+reference machine were 4.74 s and 1.04 s.)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+
+def start_fake() -> tuple[subprocess.Popen[str], str]:
+    proc = subprocess.Popen([sys.executable, "-m", "talaria.testing.fakes", "--port", "0"],
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    assert proc.stdout is not None
+    line = proc.stdout.readline().strip()
+    if "listening on" not in line:
+        proc.kill()
+        raise SystemExit(f"fake server did not start: {line!r}")
+    return proc, line.rsplit(" ", 1)[-1]
+
+
+def control(base: str, path: str, method: str = "GET") -> Any:
+    request = urllib.request.Request(base + path, method=method, data=b"" if method == "POST" else None)
+    with urllib.request.urlopen(request, timeout=10) as response:
+        return json.loads(response.read())
+
+
+def run_child(argv: list[str], env: dict[str, str], cwd: str) -> dict[str, float]:
+    """Spawn, wait with ``wait4`` (for this child's own rusage) and time it."""
+    start = time.time()
+    proc = subprocess.Popen(argv, env=env, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            stdin=subprocess.DEVNULL)
+    _, status, usage = os.wait4(proc.pid, 0)
+    end = time.time()
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    out = proc.stdout.read().decode() if proc.stdout else ""
+    err = proc.stderr.read().decode() if proc.stderr else ""
+    if proc.returncode != 0:
+        raise SystemExit(f"{' '.join(argv)} exited {proc.returncode}: {err.strip()}")
+    return {"start": start, "wall": end - start, "rss_mb": usage.ru_maxrss / 1024,
+            "cpu": usage.ru_utime + usage.ru_stime, "out": out}  # type: ignore[dict-item]
+
+
+def median(values: list[float]) -> float:
+    return statistics.median(values) if values else float("nan")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=10)
+    args = parser.parse_args()
+
+    exe = shutil.which("talaria")
+    talaria = [exe] if exe else [sys.executable, "-m", "talaria"]
+    fake, base = start_fake()
+    tmp = Path(tempfile.mkdtemp(prefix="talaria-oneshot-"))
+    try:
+        home, workspace = tmp / "home", tmp / "ws"
+        home.mkdir()
+        workspace.mkdir()
+        (home / "config.toml").write_text(
+            'model = "fake/fake-model"\n[providers.fake]\napi_mode = "chat_completions"\n'
+            f'base_url = "{base}/v1"\nkeyless = true\n', encoding="utf-8")
+        env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+        env["TALARIA_HOME"] = str(home)
+
+        run_child([*talaria, "run", "warm the page cache"], env, str(workspace))  # not counted
+        walls, firsts, rss, cpus = [], [], [], []
+        for _ in range(args.runs):
+            control(base, "/_fake/reset", "POST")
+            result = run_child([*talaria, "run", "hi"], env, str(workspace))
+            requests = control(base, "/_fake/requests")
+            if not requests:
+                raise SystemExit("the fake server received no request")
+            walls.append(result["wall"])
+            firsts.append(requests[0]["received_at"] - result["start"])
+            rss.append(result["rss_mb"])
+            cpus.append(result["cpu"])
+
+        sdk = [run_child([sys.executable, "-c", "import openai"], env, str(workspace)) for _ in range(args.runs)]
+        bare = [run_child([sys.executable, "-c", "pass"], env, str(workspace)) for _ in range(args.runs)]
+    finally:
+        fake.terminate()
+        fake.wait(10)
+        shutil.rmtree(tmp, ignore_errors=True)
+
+    sdk_import = median([r["wall"] for r in sdk]) - median([r["wall"] for r in bare])
+    wall = median(walls)
+    load = os.getloadavg()[0]
+    print(f"talaria run 'hi' — cold, median of {args.runs} runs (load average {load:.1f} on {os.cpu_count()} CPUs)")
+    print(f"  wall time                      {wall:6.3f} s   (min {min(walls):.3f}, max {max(walls):.3f})")
+    print(f"  spawn → first request byte     {median(firsts):6.3f} s")
+    print(f"  CPU time (user+sys)            {median(cpus):6.3f} s")
+    print(f"  peak RSS                       {median(rss):6.1f} MB")
+    print(f"  python -c pass                 {median([r['wall'] for r in bare]):6.3f} s")
+    print(f"  import openai (own, cold)      {sdk_import:6.3f} s   (CPU {median([r['cpu'] for r in sdk]) - median([r['cpu'] for r in bare]):.3f} s)")
+    print(f"  Talaria's own share (wall − SDK import)  {wall - sdk_import:6.3f} s   (target ≤ 0.2 s)")
+    print(f"  target wall ≤ 1.0 s: {'met' if wall <= 1.0 else 'NOT met'}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
