@@ -65,7 +65,7 @@ async def test_a_lock_held_longer_than_the_retry_budget_is_a_persistence_error(t
     async with SqliteStore(db, busy_timeout=0.01, retry_for=0.1) as store:
         await store.create_session(SessionRow(id="s", session_key="k"))
         started = threading.Event()
-        holder = threading.Thread(target=_hold_write_lock, args=(db, 0.4, started))
+        holder = threading.Thread(target=_hold_write_lock, args=(db, 1.0, started))
         holder.start()
         started.wait()
         with pytest.raises(PersistenceError, match="locked"):

@@ -17,9 +17,9 @@ RIVAL = "elsewhere:2:2"
 
 
 async def test_holds_refreshes_past_the_ttl_and_releases(store: SqliteStore, session: SessionRow) -> None:
-    async with LeaseKeeper(store, session.session_key, ME, ttl=0.3, refresh_every=0.05) as lease:
+    async with LeaseKeeper(store, session.session_key, ME, ttl=0.8, refresh_every=0.05, watchdog_after=5) as lease:
         assert lease.generation == 1 and lease.owner == ME
-        await asyncio.sleep(0.6)  # twice the TTL: only the refresher keeps it ours
+        await asyncio.sleep(1.6)  # twice the TTL: only the refresher keeps it ours
         assert await store.try_acquire_lease(session.session_key, RIVAL, ttl=1) is None
         await store.append_messages(session.id, [Message(role="user", content="still mine")], fence=lease)
         assert not lease.lost.is_set() and not lease.watchdog_fired
@@ -55,7 +55,7 @@ async def test_gives_up_after_wait_max_naming_the_holder(store: SqliteStore) -> 
 
 async def test_a_taken_over_lease_interrupts_the_turn(store: SqliteStore, session: SessionRow) -> None:
     key = session.session_key
-    keeper = LeaseKeeper(store, key, ME, ttl=0.3, refresh_every=0.05, task=asyncio.current_task())
+    keeper = LeaseKeeper(store, key, ME, ttl=3, refresh_every=0.05, task=asyncio.current_task())
     with pytest.raises(LeaseInterrupted) as info:
         async with keeper as lease:
             # someone else takes it over (e.g. after wrongly judging us dead)
@@ -73,7 +73,7 @@ async def test_a_taken_over_lease_interrupts_the_turn(store: SqliteStore, sessio
 
 async def test_takeover_by_another_owner_is_noticed_at_the_next_refresh(store: SqliteStore, session: SessionRow) -> None:
     key = session.session_key
-    keeper = LeaseKeeper(store, key, ME, ttl=0.3, refresh_every=0.05, task=asyncio.current_task())
+    keeper = LeaseKeeper(store, key, ME, ttl=3, refresh_every=0.05, task=asyncio.current_task())
     with pytest.raises(LeaseInterrupted):
         async with keeper as lease:
             # expire the row behind the keeper's back and let a rival take it
@@ -95,7 +95,7 @@ async def test_watchdog_fires_when_the_event_loop_is_blocked(store: SqliteStore,
     keeper = LeaseKeeper(store, key, ME, ttl=0.6, refresh_every=0.1, task=asyncio.current_task())
     with pytest.raises(LeaseInterrupted) as info:
         async with keeper as lease:
-            time.sleep(1.0)  # a plugin blocking the loop longer than the TTL allows
+            time.sleep(1.5)  # a plugin blocking the loop longer than the TTL allows
             assert keeper.watchdog_fired  # the thread noticed while the loop was stuck
             await store.append_messages(session.id, [Message(role="assistant", content="after stall")], fence=lease)
             pytest.fail("the write must not land")
@@ -111,7 +111,7 @@ async def test_watchdog_without_a_task_still_blocks_writes(store: SqliteStore, s
     keeper = LeaseKeeper(store, session.session_key, ME, ttl=0.4, refresh_every=0.1)
     with pytest.raises(LeaseInterrupted):
         async with keeper as lease:
-            time.sleep(0.6)
+            time.sleep(1.0)
             await asyncio.sleep(0)  # let the watchdog's callback run
             assert keeper.lost.is_set() and keeper.watchdog_fired
             await store.append_messages(session.id, [Message(role="user", content="x")], fence=lease)
@@ -120,7 +120,7 @@ async def test_watchdog_without_a_task_still_blocks_writes(store: SqliteStore, s
 
 async def test_keeper_may_guard_another_task(store: SqliteStore, session: SessionRow) -> None:
     """The engine runs the turn body in its own task and hands it to the keeper after entry."""
-    async with LeaseKeeper(store, session.session_key, ME, ttl=0.3, refresh_every=0.05) as keeper:
+    async with LeaseKeeper(store, session.session_key, ME, ttl=3, refresh_every=0.05) as keeper:
 
         async def body() -> str:
             try:
@@ -173,4 +173,4 @@ async def test_a_waiter_in_the_same_process_gets_the_lease_as_soon_as_it_is_rele
     started = time.monotonic()
     await asyncio.gather(first, turn("2", 0))
     assert order == ["1-in", "1-out", "2-in", "2-out"]
-    assert time.monotonic() - started < 1.0  # not the 2 s poll interval
+    assert time.monotonic() - started < 1.5  # not the 2 s poll interval

@@ -48,10 +48,10 @@ async def test_an_expired_lease_can_be_taken_over(store: SqliteStore) -> None:
 
 
 async def test_a_stale_lease_writes_nothing(store: SqliteStore, session: SessionRow) -> None:
-    old = await store.try_acquire_lease(session.session_key, _other(1), ttl=0.05)
+    old = await store.try_acquire_lease(session.session_key, _other(1), ttl=0.4)
     assert old is not None
     await store.append_messages(session.id, [Message(role="user", content="while held")], fence=old)
-    await asyncio.sleep(0.08)
+    await asyncio.sleep(0.45)
     new = await store.try_acquire_lease(session.session_key, _other(2), ttl=30)
     assert new is not None
     with pytest.raises(LeaseLost, match="generation 1"):
@@ -163,7 +163,7 @@ async def test_a_sigkilled_owner_is_reclaimed_at_once_and_its_admission_reconcil
     started = time.monotonic()
     lease = await store.try_acquire_lease("cli:killed", current_owner(), ttl=300)
     assert lease is not None and lease.generation == 2
-    assert time.monotonic() - started < 1.0  # not after the 300 s TTL
+    assert time.monotonic() - started < 5  # not after the 300 s TTL
     unknown = await store.stale_admissions(owner_alive)
     assert [a.id for a in unknown] == [admission_id] and unknown[0].status == "unknown"
 
