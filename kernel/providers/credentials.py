@@ -36,54 +36,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from talaria import ConfigError, Credential, ErrorKind, ProviderError, ProviderProfile
+from talaria import Credential, ErrorKind, ProviderError, ProviderProfile
 
 from ._files import locked, read_json, write_json
 from .auth_store import credential_id, load_keys
+from .pool_settings import STRATEGIES, PoolSettings
 from .profiles import host_of
 
 __all__ = ["STRATEGIES", "CredentialPool", "PoolEntry", "PoolSettings"]
 
 STATE_FILE = "credential_state.json"
-STRATEGIES = ("fill_first", "round_robin", "random", "least_used")
 KEYLESS_ID = "keyless"
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class PoolSettings:
-    """The ``[credentials]`` config section."""
-
-    strategy: str = "fill_first"
-    strategies: Mapping[str, str] | None = None
-    auth_cooldown: float = 300.0
-    rate_limit_cooldown: float = 3600.0
-    dead_after: int = 2
-
-    @classmethod
-    def from_config(cls, config: Mapping[str, Any]) -> PoolSettings:
-        """Read ``[credentials]``; :raises talaria.ConfigError: on a bad value."""
-        section = config.get("credentials") or {}
-        if not isinstance(section, Mapping):
-            raise ConfigError("credentials: must be a table")
-        per = section.get("strategies") or {}
-        for where, name in [("credentials.strategy", section.get("strategy", "fill_first"))] + [
-            (f"credentials.strategies.{k}", v) for k, v in per.items()
-        ]:
-            if name not in STRATEGIES:
-                raise ConfigError(f"{where}: unknown strategy {name!r}; use one of {', '.join(STRATEGIES)}")
-        out = {}
-        for key, default in (("auth_cooldown", 300.0), ("rate_limit_cooldown", 3600.0), ("dead_after", 2)):
-            value = section.get(key, default)
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or value < (1 if key == "dead_after" else 0):
-                raise ConfigError(f"credentials.{key}: expected a non-negative number, got {value!r}")
-            out[key] = value
-        return cls(strategy=section.get("strategy", "fill_first"), strategies=dict(per),
-                   auth_cooldown=float(out["auth_cooldown"]),
-                   rate_limit_cooldown=float(out["rate_limit_cooldown"]),
-                   dead_after=int(out["dead_after"]))
-
-    def strategy_for(self, provider: str) -> str:
-        return (self.strategies or {}).get(provider, self.strategy)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -318,16 +281,16 @@ def _no_key_message(profile: ProviderProfile, cands: list[tuple[Credential, str]
 
 
 def _all_unavailable(profile: ProviderProfile, cands: list[tuple[Credential, str]], recs: dict, now: float) -> ProviderError:
-    parts, limited = [], False
+    parts, cooling_after_429 = [], False
     for cred, _ in cands:
-        status, until = _status(recs.get(_skey(cred), {}), now)
-        err = recs.get(_skey(cred), {}).get("last_error", "")
-        limited = limited or err.startswith("rate_limit")
-        when = time.strftime("%H:%M:%S", time.localtime(until)) if until else ""
-        parts.append(f"{cred.id} {status}{f' until {when}' if when else ''} ({err})")
-    kind = ErrorKind.RATE_LIMIT if limited and any(s.split()[1] == "exhausted" for s in parts) else ErrorKind.AUTH
+        rec = recs.get(_skey(cred), {})
+        status, until = _status(rec, now)
+        err = str(rec.get("last_error", ""))
+        cooling_after_429 = cooling_after_429 or (status == "exhausted" and err.startswith("rate_limit"))
+        when = f" until {time.strftime('%H:%M:%S', time.localtime(until))}" if until else ""
+        parts.append(f"{cred.id} {status}{when} ({err})")
     return ProviderError(
-        kind,
+        ErrorKind.RATE_LIMIT if cooling_after_429 else ErrorKind.AUTH,
         f"every key of {profile.name} is unavailable: {'; '.join(parts)}. "
         f"Add one with `talaria auth add {profile.name}`, reset with `talaria auth reset {profile.name}`, "
         f"or configure a fallback model.",
