@@ -52,6 +52,15 @@ class LeaseMixin:
         self, conn: aiosqlite.Connection, fence: Lease, session_key: str | None
     ) -> None:
         """Inside a write transaction: raise LeaseLost unless ``fence`` is still held."""
+        rows = await conn.execute_fetchall(
+            "SELECT owner, generation, expires_at FROM turn_leases WHERE session_key = ?",
+            (fence.session_key,),
+        )
+        self._verify_fence(fence, rows[0] if rows else None, session_key)
+
+    def _verify_fence(self, fence: Lease, row: Any, session_key: str | None) -> None:
+        """Raise unless ``row`` (owner, generation, expires_at of the fence's key) is ``fence``
+        unexpired and unrevoked, and ``fence`` guards ``session_key`` (when given)."""
         if session_key is not None and fence.session_key != session_key:
             raise PersistenceError(
                 f"the lease for {fence.session_key!r} cannot fence a write to a session of "
@@ -62,11 +71,6 @@ class LeaseMixin:
                 f"the lease of {fence.session_key!r} (generation {fence.generation}) was "
                 "revoked (its refresh failed or the liveness watchdog fired); nothing written"
             )
-        rows = await conn.execute_fetchall(
-            "SELECT owner, generation, expires_at FROM turn_leases WHERE session_key = ?",
-            (fence.session_key,),
-        )
-        row = rows[0] if rows else None
         if row is None or row[0] != fence.owner or row[1] != fence.generation:
             raise LeaseLost(
                 f"this process lost the lease (generation {fence.generation}): "

@@ -64,6 +64,8 @@ class TranscriptMixin:
             self, conn: aiosqlite.Connection, fence: Lease, session_key: str | None
         ) -> None: ...
 
+        def _verify_fence(self, fence: Lease, row: Any, session_key: str | None) -> None: ...
+
     # ------------------------------------------------------------------ sessions
 
     async def create_session(self, row: SessionRow) -> SessionRow:
@@ -254,8 +256,11 @@ class TranscriptMixin:
             raise PersistenceError(str(exc)) from exc
 
         async def body(conn: aiosqlite.Connection) -> None:
+            # one round trip: the session's key and, when fenced, the lease row of the fence
             rows = await conn.execute_fetchall(
-                "SELECT session_key FROM sessions WHERE id = ?", (session_id,)
+                "SELECT s.session_key, l.owner, l.generation, l.expires_at FROM sessions AS s "
+                "LEFT JOIN turn_leases AS l ON l.session_key = ? WHERE s.id = ?",
+                (fence.session_key if fence is not None else "", session_id),
             )
             if not rows:
                 raise PersistenceError(
@@ -263,7 +268,8 @@ class TranscriptMixin:
                     "(create_session first)"
                 )
             if fence is not None:
-                await self._check_fence(conn, fence, rows[0][0])
+                lease_row = rows[0][1:] if rows[0][2] is not None else None
+                self._verify_fence(fence, lease_row, rows[0][0])
             await conn.executemany(_INSERT_MESSAGE, params)
 
         await self._write(body, f"append {len(params)} message(s) to session {session_id}")
