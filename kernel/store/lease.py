@@ -112,6 +112,7 @@ class LeaseKeeper:
         self._thread: threading.Thread | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._cancelled = False
+        self._orphans: set[asyncio.Future[None]] = set()
 
     @property
     def lease(self) -> Lease | None:
@@ -156,7 +157,15 @@ class LeaseKeeper:
         deadline = time.monotonic() + self.wait_max
         delay = self.poll_min
         while True:
-            lease = await self.store.try_acquire_lease(self.session_key, self.owner, self.ttl)
+            attempt = asyncio.ensure_future(
+                self.store.try_acquire_lease(self.session_key, self.owner, self.ttl)
+            )
+            try:
+                lease = await asyncio.shield(attempt)
+            except asyncio.CancelledError:
+                # cancelled while the row may already be ours: give it back, do not leak it
+                attempt.add_done_callback(self._release_orphan)
+                raise
             if lease is not None:
                 return lease
             remaining = deadline - time.monotonic()
@@ -177,6 +186,13 @@ class LeaseKeeper:
             else:
                 await asyncio.sleep(pause)
             delay = min(delay * 1.5, self.poll_max)
+
+    def _release_orphan(self, attempt: asyncio.Future[Lease | None]) -> None:
+        if attempt.cancelled() or attempt.exception() is not None or attempt.result() is None:
+            return
+        task = asyncio.ensure_future(self.store.release_lease(attempt.result()))  # type: ignore[arg-type]
+        self._orphans.add(task)
+        task.add_done_callback(self._orphans.discard)
 
     async def __aenter__(self) -> LeaseKeeper:
         lease = await self.acquire()
