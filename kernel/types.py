@@ -343,6 +343,7 @@ class ToolContext:
     store: Any = None
     state: dict[str, Any] = field(default_factory=dict)
     yolo: bool = False
+    skill_dirs: tuple[tuple[str, Path], ...] = ()
 
 
 ToolHandler = Callable[[Mapping[str, Any], ToolContext], Any]
@@ -430,6 +431,8 @@ class SessionInfo:
     context_window: int = 128_000
     config: Mapping[str, Any] = field(default_factory=dict)
     trusted_workspace: bool = False
+    #: ``(source label, folder)`` of plugin-shipped skill folders, lowest precedence first.
+    skill_dirs: tuple[tuple[str, Path], ...] = ()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -20,8 +20,9 @@ def load_plugin_module(name_or_path: str | Path) -> types.ModuleType:
     plugin loader registers, so state is shared with a loaded kernel in the same process.
     """
     path = Path(name_or_path)
-    if not path.is_absolute() and not path.exists():
-        path = bundled_dir("plugins") / str(name_or_path)
+    bundled = bundled_dir("plugins") / str(name_or_path)
+    if isinstance(name_or_path, str) and "/" not in name_or_path and bundled.is_dir():
+        path = bundled  # a bare name means the bundled plugin, even if ./NAME exists
     tier = "bundled" if path.resolve().parent == bundled_dir("plugins").resolve() else "user"
     return import_folder_plugin(path, folder_module_name(tier, path.name))
 

@@ -394,6 +394,7 @@ class Runtime:
             store=self._store,
             state=self.tool_state(state.session.id),
             yolo=self.options.yolo,
+            skill_dirs=state.info.skill_dirs if state.info else (),
         )
 
 

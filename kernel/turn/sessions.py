@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import logging
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..prompt import assemble, build_sections, parse_stored
@@ -75,12 +76,23 @@ class SessionManager:
     # ------------------------------------------------------------------ sessions
 
     def _trusted(self) -> bool:
+        """The workspace, or a folder above it, is listed in ``$TALARIA_HOME/trusted.json``."""
         path = self.runtime.kernel.home / "trusted.json"
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return False
-        return str(self.runtime.kernel.workspace) in set(data.get("workspaces", []))
+        workspace = self.runtime.kernel.workspace.resolve()
+        for entry in data.get("workspaces", []):
+            trusted = Path(entry).expanduser().resolve()
+            if workspace == trusted or trusted in workspace.parents:
+                return True
+        return False
+
+    def skill_dirs(self) -> tuple[tuple[str, Path], ...]:
+        """Plugin-shipped skill folders, ``("plugin:<name>", path)``, lowest precedence first."""
+        regs = self.runtime.kernel.registries.skill_dirs.registrations()
+        return tuple((f"plugin:{r.plugin}", Path(r.item)) for r in sorted(regs, key=lambda r: r.rank))
 
     def info(self, session_id: str, key: str, resolved: Any, parent_id: str | None = None) -> SessionInfo:
         kernel = self.runtime.kernel
@@ -96,6 +108,7 @@ class SessionManager:
             context_window=resolved.context_window,
             config=self.runtime.config,
             trusted_workspace=self._trusted(),
+            skill_dirs=self.skill_dirs(),
         )
 
     def build_prompt(self, info: SessionInfo) -> list[PromptSection]:
