@@ -39,7 +39,10 @@ def resolve(ctx: ToolContext, raw: str) -> Path:
     candidate = Path(raw.strip()).expanduser()
     if not candidate.is_absolute():
         candidate = root / candidate
-    resolved = candidate.resolve()
+    try:
+        resolved = candidate.resolve()
+    except (RuntimeError, OSError) as exc:  # a symlink loop, a path that is too long
+        raise ToolError(f"{raw}: cannot be resolved ({exc}).") from exc
     if options(ctx).get("confine", True) and not resolved.is_relative_to(root):
         via = " (through a symlink)" if _lexically_inside(candidate, root) else ""
         raise ToolError(
