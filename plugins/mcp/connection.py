@@ -57,6 +57,8 @@ def describe_error(exc: BaseException, cfg: ServerConfig, stderr_tail: str = "")
         text = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
         if text.startswith("MCPError: ") or text.startswith("ConfigError: "):
             text = text.split(": ", 1)[1]
+    if cfg.transport != "stdio" and not isinstance(exc, TimeoutError):
+        text += f" (url {cfg.url})"
     if stderr_tail:
         text += f"\nserver stderr (last lines):\n{stderr_tail}"
     return text
@@ -108,6 +110,7 @@ class ServerConnection:
         self._lost: Any = None
         self._tg: Any = None
         self._caps: Any = None
+        self._fatal: BaseException | None = None
         self._task: asyncio.Task[None] | None = None
         self._limiter = RateLimiter(cfg.sampling.rpm)
 
@@ -249,6 +252,7 @@ class ServerConnection:
         connected = anyio.Event()
         self._lost = lost = anyio.Event()
         timed_out = False
+        self._fatal = None
         errlog = tempfile.TemporaryFile("w+") if self.cfg.transport == "stdio" else None
         try:
             async with anyio.create_task_group() as tg:
@@ -320,6 +324,10 @@ class ServerConnection:
                 errlog.close()
             else:
                 tail = ""
+        if self._fatal is not None:
+            fatal = ConnectionError(describe_error(self._fatal, self.cfg, tail))
+            fatal._talaria_message = str(fatal)  # type: ignore[attr-defined]
+            raise fatal
         if timed_out:
             raise TimeoutError(describe_error(TimeoutError(), self.cfg, tail))
 
@@ -386,6 +394,9 @@ class ServerConnection:
     async def _on_message(self, message: Any) -> None:
         if isinstance(message, Exception):
             log.debug("MCP server %s transport error: %s", self.cfg.name, message)
+            if self._session is None and self._tg is not None and self._fatal is None:
+                self._fatal = message  # e.g. HTTP 401/404 while connecting: fail now, not at the timeout
+                self._tg.cancel_scope.cancel()
             return
         method = getattr(message, "method", "")
         if method.endswith("/list_changed") and method != "notifications/roots/list_changed" and self._tg is not None:

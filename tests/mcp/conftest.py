@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import os
-import subprocess
 import socket
+import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path

@@ -2,19 +2,14 @@
 
 from __future__ import annotations
 
-import os
 import socket
-import subprocess
 import sys
-import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from talaria import Event, ModelResponse, Services, ToolCall, ToolContext
-from talaria.testing import load_plugin_module
 
 HERE = Path(__file__).resolve().parent
 NPM = HERE / ".npm" / "node_modules"
