@@ -344,6 +344,7 @@ class ToolContext:
     state: dict[str, Any] = field(default_factory=dict)
     yolo: bool = False
     skill_dirs: tuple[tuple[str, Path], ...] = ()
+    tool: Tool | None = None  # the tool being called (policy plugins read ``dangerous``)
 
 
 ToolHandler = Callable[[Mapping[str, Any], ToolContext], Any]

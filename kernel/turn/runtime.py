@@ -360,7 +360,7 @@ class Runtime:
                                     meta={"provider": response.provider, "model": response.model})
                 round_ = ToolRound(
                     toolbox=self.toolbox, hooks=self.kernel.hooks, persist=state.persist,
-                    make_ctx=lambda call: self._tool_ctx(state, call), emit=self._emitter(state), home=self.kernel.home,
+                    make_ctx=lambda call: self._tool_ctx(state, call, offered.get(call.name)), emit=self._emitter(state), home=self.kernel.home,
                     ask_timeout=float(self.config.get("approvals", {}).get("timeout", 300)),
                 )
                 result = await round_.run(assistant, offered)
@@ -380,7 +380,7 @@ class Runtime:
             self.emit(Event(kind=event.kind, data=event.data, session_id=state.session.id, turn_id=state.turn_id))
         return emit
 
-    def _tool_ctx(self, state: _TurnState, call: ToolCall) -> ToolContext:
+    def _tool_ctx(self, state: _TurnState, call: ToolCall, tool: Any = None) -> ToolContext:
         return ToolContext(
             session_id=state.session.id,
             session_key=state.key,
@@ -395,6 +395,7 @@ class Runtime:
             state=self.tool_state(state.session.id),
             yolo=self.options.yolo,
             skill_dirs=state.info.skill_dirs if state.info else (),
+            tool=tool,
         )
 
 
