@@ -130,7 +130,7 @@ _APPROVAL_PLUGIN = Path(__file__).resolve().parents[2] / "plugins" / "approval" 
 
 @pytest.mark.skipif(not _APPROVAL_PLUGIN.exists(), reason="the approval plugin (which flags dangerous commands) is not installed")
 def test_dangerous_call_is_denied_without_an_approver(fake: FakeLLMServer, home: Path, workspace: Path) -> None:
-    victim = workspace / "victim"
+    victim = workspace.parent / "outside-victim"  # outside the workspace: needs approval
     victim.mkdir()
     fake.queue(Reply(tool_calls=[FakeToolCall(name="terminal", arguments={"command": f"rm -rf {victim}"})]),
                Reply(text="I could not delete it."))
