@@ -113,14 +113,14 @@ def build_cli() -> Any:
     @click.option("--no-plugin", "no_plugin", multiple=True, metavar="NAME", help="Do not load this plugin.")
     @click.option("--plugin", "plugin", multiple=True, metavar="PATH", help="Load the plugin folder at PATH (explicit tier).")
     @click.pass_context
-    def cli(ctx: click.Context, home: Path | None, workspace: Path | None, no_plugin: tuple[str, ...], plugin: tuple[str, ...]) -> None:
+    def cli(ctx: click.Context, home: Path | None, workspace: Path | None, no_plugin: tuple[str, ...], plugin: tuple[str, ...]) -> object:
         """Talaria: a plugin-first agent runtime."""
         if ctx.invoked_subcommand is None:
             chat = cli.commands.get("chat")
             if chat is None:
                 click.echo(ctx.get_help())
                 return
-            ctx.invoke(chat)
+            return ctx.invoke(chat)
 
     from .cli_commands import add_core_commands
 
