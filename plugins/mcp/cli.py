@@ -236,7 +236,7 @@ def list_cmd(check: bool, as_json: bool, timeout: float) -> None:
             line += f" tools={row.get('tools', 0):<3} " + (f"{secs:.2f}s " if secs is not None else "")
         click.echo(f"{line} {target}".rstrip())
         if row.get("last_error"):
-            click.echo(f"    error: {row['last_error']}")
+            click.echo("    error: " + str(row["last_error"]).replace("\n", "\n    "))
         for warning in row.get("warnings") or []:
             click.echo(f"    warning: {warning}")
 

@@ -4,8 +4,9 @@ Contract:
 
 - stdio servers have ``command`` (plus ``args``, ``env``, ``cwd``); HTTP servers have ``url``
   (plus ``headers``; ``transport = "sse"`` selects legacy SSE, default Streamable HTTP).
-- ``tools = {include = [...], exclude = [...]}``: include wins over exclude; ``resources`` /
-  ``prompts`` (default true) turn the utility tools off for a server that advertises them.
+- ``tools = {include = [...], exclude = [...]}``: include wins over exclude and applies to
+  the utility tools too; ``resources`` / ``prompts`` (default true) turn the utility tools
+  off for a server that advertises them.
 - ``timeout`` (per call, default 120 s), ``connect_timeout`` (default 30 s).
 - ``sampling = {enabled, model, max_tokens, rpm, allowed_models}``; defaults come from the
   ``[mcp.sampling]`` section, then from :data:`SAMPLING_DEFAULTS`.
@@ -31,6 +32,7 @@ __all__ = [
     "SAFE_ENV",
     "SAMPLING_DEFAULTS",
     "SamplingConfig",
+    "UTILITY_TOOLS",
     "ServerConfig",
     "child_env",
     "expand",
@@ -48,6 +50,9 @@ SAFE_ENV = (
 SAMPLING_DEFAULTS: Mapping[str, Any] = {
     "enabled": True, "model": None, "max_tokens": 1024, "rpm": 10, "allowed_models": (),
 }
+
+#: Utility tools offered for servers with resources / prompts (filterable like server tools).
+UTILITY_TOOLS = ("list_resources", "read_resource", "list_prompts", "get_prompt")
 
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _KNOWN_KEYS = frozenset({

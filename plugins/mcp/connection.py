@@ -30,7 +30,7 @@ import talaria
 from talaria import Event, Services, ToolError
 
 from .callbacks import RateLimiter, make_callbacks
-from .config import ServerConfig, child_env, expand
+from .config import UTILITY_TOOLS, ServerConfig, child_env, expand
 
 __all__ = ["ServerConnection", "describe_error"]
 
@@ -64,7 +64,7 @@ def describe_error(exc: BaseException, cfg: ServerConfig, stderr_tail: str = "")
     return text
 
 
-def _tail(handle: Any, lines: int = 8) -> str:
+def _tail(handle: Any, lines: int = 12) -> str:
     if handle is None:
         return ""
     try:
@@ -377,7 +377,7 @@ class ServerConnection:
     def _absorb(self, tools: list[Any]) -> None:
         self.tools = [t for t in tools if self.cfg.wants_tool(t.name)]
         self.hidden = sorted(t.name for t in tools if not self.cfg.wants_tool(t.name))
-        missing = sorted(set(self.cfg.include) - {t.name for t in tools})
+        missing = sorted(set(self.cfg.include) - {t.name for t in tools} - set(UTILITY_TOOLS))
         self.warnings = [f"include names unknown tools: {missing}"] if missing else []
 
     async def _refresh_tools(self) -> None:

@@ -46,12 +46,20 @@ class McpToolSource:
         self._cache: list[Tool] = []
         self._reported: set[str] = set()
         self._owners: dict[str, str] = {}
+        self._users = 0
 
     async def start(self, services: Services) -> None:
-        """Start connecting every enabled server in the background; returns immediately."""
+        """Start connecting every enabled server in the background; returns immediately.
+
+        One source object may serve several runtimes in turn (or at once): a ``start``
+        while already started shares the live connections; the last ``aclose`` stops them.
+        """
+        self._users += 1
         if self._services is not None:
             return
         self._services = services
+        self.connections, self.disabled, self._reported = {}, [], set()
+        self._cache_key, self._cache = None, []
         section = services.config.get("mcp") or {}
         servers, self.config_errors = parse_servers(section)
         backoff = {
@@ -140,5 +148,10 @@ class McpToolSource:
         return self.connections.get(name)
 
     async def aclose(self) -> None:
-        """Stop every connection concurrently."""
+        """Stop every connection concurrently (when the last runtime using them closes)."""
+        self._users = max(0, self._users - 1)
+        if self._users:
+            return
         await asyncio.gather(*(c.aclose() for c in self.connections.values()), return_exceptions=True)
+        self._services = None
+        self._started = asyncio.Event()

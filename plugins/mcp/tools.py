@@ -17,6 +17,7 @@ from typing import Any
 
 from talaria import Event, Tool, ToolContext, ToolError
 
+from .config import UTILITY_TOOLS
 from .connection import ServerConnection
 from .render import content_text, resource_text, result_text, wrap_untrusted
 
@@ -24,18 +25,18 @@ __all__ = ["MAX_DESCRIPTION", "TOOLSET", "UTILITY_TOOLS", "make_tool", "make_uti
 
 TOOLSET = "mcp"
 MAX_DESCRIPTION = 1024
-UTILITY_TOOLS = ("list_resources", "read_resource", "list_prompts", "get_prompt")
 _EMPTY = {"type": "object", "properties": {}}
 
 
 def utility_names(conn: ServerConnection) -> list[str]:
-    """The utility tools a connected server gets (from its advertised capabilities)."""
+    """The utility tools a connected server gets: advertised, non-empty, and let through
+    by the include/exclude filters (an ``include`` list must name them to keep them)."""
     names = []
     if conn.has_resources:
         names += ["list_resources", "read_resource"]
     if conn.has_prompts:
         names += ["list_prompts", "get_prompt"]
-    return names
+    return [n for n in names if conn.cfg.wants_tool(n)]
 
 
 def _schema(raw: Any) -> dict[str, Any]:
