@@ -100,13 +100,38 @@ class CliState:
         return self._kernel
 
 
+def _root_group_class() -> Any:
+    import click
+
+    class RootGroup(click.Group):
+        """The root group; ``lazy`` maps command names to loaders imported only when used,
+        so ``talaria run`` does not pay for the modules behind ``talaria sessions``."""
+
+        lazy: dict[str, Any]
+
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            self.lazy = {}
+
+        def list_commands(self, ctx: click.Context) -> list[str]:
+            return sorted(set(self.commands) | set(self.lazy))
+
+        def get_command(self, ctx: click.Context, name: str) -> Any:
+            if name not in self.commands and name in self.lazy:
+                for command_name, command in self.lazy[name]().items():
+                    self.commands.setdefault(command_name, command)
+            return self.commands.get(name)
+
+    return RootGroup
+
+
 def build_cli() -> Any:
     """The root click group with the kernel's own commands (plugins add theirs later)."""
     import click
 
     from ._version import __version__
 
-    @click.group(invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})
+    @click.group(cls=_root_group_class(), invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})
     @click.version_option(__version__, "--version", "-V", prog_name="talaria", message="%(prog)s %(version)s")
     @click.option("--home", type=click.Path(file_okay=False, path_type=Path), help="Use this TALARIA_HOME.")
     @click.option("--workspace", type=click.Path(file_okay=False, path_type=Path), help="Workspace directory (default: cwd).")

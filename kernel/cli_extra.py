@@ -12,11 +12,6 @@ __all__ = ["add_extra_commands", "default_request_sizes"]
 
 def add_extra_commands(cli: click.Group) -> None:
     """Mount the kernel's subsystem commands on the root group."""
-    from .providers.cli import add_provider_commands
-    from .store.cli import sessions_group
-
-    cli.add_command(sessions_group())
-
     def registry() -> Any:
         return dict(click.get_current_context().obj.load_kernel().registries.providers.items())
 
@@ -28,7 +23,27 @@ def add_extra_commands(cli: click.Group) -> None:
             out[reg.name] = f"{record.tier} ({reg.plugin})" if record else reg.plugin
         return out
 
-    add_provider_commands(cli, registry, origins)
+    def provider_commands() -> dict[str, click.Command]:
+        from .providers.cli import add_provider_commands
+
+        group = click.Group()
+        add_provider_commands(group, registry, origins)
+        return dict(group.commands)
+
+    def session_commands() -> dict[str, click.Command]:
+        from .store.cli import sessions_group
+
+        group = sessions_group()
+        return {group.name or "sessions": group}
+
+    lazy = getattr(cli, "lazy", None)
+    if lazy is None:  # a plain click group: mount eagerly
+        for commands in (provider_commands(), session_commands()):
+            for command in commands.values():
+                cli.add_command(command)
+    else:
+        lazy.update({"providers": provider_commands, "models": provider_commands, "auth": provider_commands,
+                     "sessions": session_commands})
     cli.add_command(tools_group)
     cli.add_command(prompt_size)
 
