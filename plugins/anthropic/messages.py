@@ -166,10 +166,12 @@ class AnthropicMessagesMode:
                 stopped = True
         if not stopped or stop_reason is None:
             partial = sum(1 for i in args if i in blocks)
-            raise ProviderError(ErrorKind.TRUNCATED,
-                                f"stream ended without message_stop (stop_reason={stop_reason!r}, "
-                                f"{len(blocks)} block(s), {partial} tool call(s) started)",
-                                provider=request.provider)
+            error = ProviderError(ErrorKind.TRUNCATED,
+                                  f"stream ended without message_stop (stop_reason={stop_reason!r}, "
+                                  f"{len(blocks)} block(s), {partial} tool call(s) started)",
+                                  provider=request.provider)
+            error.usage = usage.usage()  # what the cut call still cost (read by the policy)
+            raise error
         for index, parts in args.items():
             raw = "".join(parts)
             blocks[index]["_raw"] = raw

@@ -209,9 +209,11 @@ class ChatCompletionsMode:
                 raw_finish = field(choice, "finish_reason", raw_finish)
         if raw_finish is None:
             partial = f", {len(calls)} unfinished tool call(s)" if calls else ""
-            raise ProviderError(ErrorKind.TRUNCATED,
-                                f"stream ended without a finish reason after {len(''.join(text))} chars{partial}",
-                                provider=request.provider)
+            error = ProviderError(ErrorKind.TRUNCATED,
+                                  f"stream ended without a finish reason after {len(''.join(text))} chars{partial}",
+                                  provider=request.provider)
+            error.usage = _usage(usage_raw)  # what the cut call still cost (read by the policy)
+            raise error
         tool_calls = tuple(tool_call(c["id"], c["name"], "".join(c["args"]), f"call_{i}")
                            for i, c in sorted(calls.items()))
         return ModelResponse(text="".join(text), tool_calls=tool_calls,

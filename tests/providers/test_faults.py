@@ -7,7 +7,7 @@ import time
 import pytest
 
 from talaria import ErrorKind, ProviderError
-from talaria.testing.fakes import FakeToolCall, Fault, Reply
+from talaria.testing.fakes import FakeToolCall, FakeUsage, Fault, Reply
 
 pytestmark = pytest.mark.slow  # a server thread serves these tests
 
@@ -100,7 +100,7 @@ async def test_slow_first_byte_hits_the_whole_call_timeout(case, fake) -> None:
 
 
 async def test_slow_stream_within_bounds_succeeds(case, fake) -> None:
-    fake.queue(Reply(text="a b c d", chunk_delay=0.05, delay=0.2))
+    fake.queue(Reply(text="a b c d", chunk_delay=0.02, delay=0.1))
     response = await case.complete(case.request(stall_timeout=1.0))
     assert response.text == "a b c d"
 
@@ -128,3 +128,17 @@ async def test_delta_callback_errors_propagate_unclassified(case, fake) -> None:
 
     with pytest.raises(Boom):
         await case.mode.complete(case.request(), Credential(provider="fakeprov", key="k"), explode)
+
+
+async def test_truncated_anthropic_stream_reports_the_usage_it_cost(fake) -> None:
+    from .conftest import ModeCase, make_mode
+
+    mode = make_mode("anthropic_messages")
+    case = ModeCase(name="anthropic_messages", mode=mode, base_url=fake.anthropic_base_url, deltas=[])
+    fake.queue(Reply(text="one two three four", usage=FakeUsage(input_tokens=40, cache_read_tokens=900),
+                     fault=Fault(kind="truncate", after=4)))
+    with pytest.raises(ProviderError) as info:
+        await case.complete(case.request())
+    await mode.aclose()
+    assert info.value.kind is ErrorKind.TRUNCATED
+    assert (info.value.usage.input_tokens, info.value.usage.cache_read_tokens) == (40, 900)
