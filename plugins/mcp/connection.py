@@ -75,6 +75,12 @@ def _tail(handle: Any, lines: int = 12) -> str:
         return ""
 
 
+def _import_sdk() -> None:
+    import mcp  # noqa: F401
+    import mcp.client.stdio  # noqa: F401
+    import mcp.client.streamable_http  # noqa: F401
+
+
 class ServerConnection:
     """The supervised connection to one configured MCP server."""
 
@@ -172,6 +178,8 @@ class ServerConnection:
 
     async def _supervise(self) -> None:
         delay = self.backoff_initial
+        # `import mcp` costs seconds of CPU: do it off the event loop so a turn keeps moving
+        await asyncio.to_thread(_import_sdk)
         while not self._stop.is_set():
             self.status, self.next_retry_in = "connecting", None
             self.attempts += 1
