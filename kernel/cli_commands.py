@@ -148,10 +148,11 @@ def config_get(state: Any, key: str) -> None:
     """Print the value of KEY (dotted, e.g. turn.max_iterations)."""
     from .config import get_key
 
-    if state.config_error or not state.config and state.config_error:
+    config = state.config  # loading sets config_error when the file is invalid
+    if state.config_error:
         raise click.ClickException(state.config_error)
     try:
-        value = get_key(state.config, key)
+        value = get_key(config, key)
     except KeyError:
         raise click.ClickException(f"'{key}' is not set") from None
     click.echo(json.dumps(value) if not isinstance(value, str) else value)

@@ -29,6 +29,10 @@ DEFAULT_ENGINE = "compressor"
 COOLDOWN_HOLDER = "cooldown"
 
 
+def _system_chars(state: _TurnState) -> int:
+    return sum(len(section.text) for section in state.info_system)
+
+
 def check_compaction(before: list[Message], compaction: Compaction) -> str | None:
     """Why ``compaction`` is unacceptable (lost or unpaired messages), or None."""
     after = list(compaction.messages)
@@ -92,8 +96,7 @@ class Compactor:
             return False
         if state.compressions >= self.max_attempts:
             return False
-        extra = sum(len(s.text) for s in state.info_system)
-        tokens = state.prompt_estimate(extra_chars=extra)
+        tokens = state.prompt_estimate(extra_chars=_system_chars(state))
         try:
             return bool(self.engine.should_compress(tokens, resolved.context_window))
         except Exception as exc:
@@ -127,8 +130,7 @@ class Compactor:
         holder = f"{self.runtime.owner}:{state.turn_id}"
         if not await store.try_lock_compression(session_id, holder, 600):
             # another process is compressing, or a failure cool-down is active
-            extra = sum(len(s.text) for s in state.info_system)
-            if must_fit or estimate_tokens(state.messages, extra_chars=extra) >= resolved.context_window:
+            if must_fit or estimate_tokens(state.messages, extra_chars=_system_chars(state)) >= resolved.context_window:
                 raise CompressionError("the history does not fit the context window and compression is "
                                        "unavailable (cooling down after a failure, or another process holds the lock)")
             return False
@@ -177,8 +179,7 @@ class Compactor:
         reason = f"{type(exc).__name__}: {exc}"
         self.runtime.emit(Event(kind="compression", session_id=session_id, turn_id=state.turn_id,
                                 data={"ok": False, "error": reason, "cooldown": self.cooldown}))
-        extra = sum(len(s.text) for s in state.info_system)
-        if must_fit or estimate_tokens(state.messages, extra_chars=extra) >= resolved.context_window:
+        if must_fit or estimate_tokens(state.messages, extra_chars=_system_chars(state)) >= resolved.context_window:
             raise CompressionError(f"compression failed and the history does not fit the context window: {reason}") from exc
         log.warning("talaria: compression failed (%s); continuing uncompressed", reason)
 

@@ -101,6 +101,7 @@ class Runtime:
         self.toolbox: ToolBox | None = None
         self.services: Services | None = None
         self._sources_started = False
+        self._sources_awaited = False
         self._source_tasks: list[asyncio.Task[Any]] = []
 
     # ------------------------------------------------------------------ lifecycle
@@ -159,6 +160,10 @@ class Runtime:
             self.emit(Event(kind="warning", data={"message": f"tool source '{name}' failed to start: {exc}"}))
 
     async def _sources_ready(self) -> None:
+        """Bounded wait for tool sources, once per runtime (later turns use what is connected)."""
+        if self._sources_awaited:
+            return
+        self._sources_awaited = True
         wait = float(self.config.get("mcp", {}).get("startup_wait", 5.0))
         for _, source in self.kernel.registries.tool_sources.items():
             ready = getattr(source, "ready", None)
@@ -334,9 +339,7 @@ class Runtime:
             await state.persist([
                 Message(role="tool", content=UNKNOWN_OUTCOME, tool_call_id=c.id, name=c.name, status="unknown")
                 for c in missing
-            ])
-            # a result must follow its call directly for providers: re-read in stored order
-            state.messages = list(await self._store.get_messages(state.session.id))
+            ])  # the crash left the calls last, so appended results follow them directly
 
     async def _loop(self, state: _TurnState) -> TurnRecord:
         assert self.toolbox is not None and self.compactor is not None

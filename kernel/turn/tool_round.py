@@ -12,7 +12,7 @@ import json
 import logging
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -212,7 +212,3 @@ def _summary(call: ToolCall) -> str:
     if "command" in args:
         return str(args["command"])[:300]
     return f"{call.name}({json.dumps(args, ensure_ascii=False)[:300]})"
-
-
-def with_status(result: ToolResult, status: str) -> ToolResult:
-    return replace(result, status=status)  # type: ignore[arg-type]
