@@ -36,6 +36,9 @@ _EXPORTS: dict[str, str] = {
          "ModelRequest", "ModelResponse", "Outbound", "PromptSection", "ProviderProfile", "Services",
          "SessionInfo", "SlashCommand", "Tool", "ToolCall", "ToolContext", "ToolResult", "Toolset",
          "ToolSpec", "TurnRecord", "Usage", "Verdict", "new_id"], "types"),
+    # hosts and channels that drive turns (the CLI channel, an embedding application)
+    **dict.fromkeys(["Runtime", "TurnOptions"], "turn.runtime"),
+    "CompressionReport": "turn.manual",
 }
 
 
@@ -74,6 +77,8 @@ if TYPE_CHECKING:
         PromptSection, ProviderProfile, Services, SessionInfo, SlashCommand, Tool, ToolCall, ToolContext,
         ToolResult, Toolset, ToolSpec, TurnRecord, Usage, Verdict, new_id,
     )
+    from .turn.manual import CompressionReport
+    from .turn.runtime import Runtime, TurnOptions
 
     #: Marks a function as the implementation of a Talaria hook.
     hookimpl: pluggy.HookimplMarker
@@ -87,6 +92,7 @@ __all__ = [
     "CliContext",
     "Compaction",
     "CompressionError",
+    "CompressionReport",
     "ConfigError",
     "ContextEngine",
     "Credential",
@@ -111,6 +117,7 @@ __all__ = [
     "ProviderProfile",
     "Registrar",
     "RegistrationError",
+    "Runtime",
     "Services",
     "SessionInfo",
     "SlashCommand",
@@ -124,6 +131,7 @@ __all__ = [
     "ToolSource",
     "ToolSpec",
     "Toolset",
+    "TurnOptions",
     "TurnRecord",
     "Usage",
     "UsageError",

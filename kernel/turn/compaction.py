@@ -177,6 +177,7 @@ class Compactor:
         await store.unlock_compression(session_id, holder)
         await store.try_lock_compression(session_id, COOLDOWN_HOLDER, self.cooldown)
         reason = f"{type(exc).__name__}: {exc}"
+        state.compression_error = reason
         self.runtime.emit(Event(kind="compression", session_id=session_id, turn_id=state.turn_id,
                                 data={"ok": False, "error": reason, "cooldown": self.cooldown}))
         if must_fit or estimate_tokens(state.messages, extra_chars=_system_chars(state)) >= resolved.context_window:

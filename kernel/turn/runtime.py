@@ -204,6 +204,16 @@ class Runtime:
         if self._current is not None and not self._current.done():
             self._current.cancel()
 
+    async def compress_session(self, session_key: str, *, focus: str | None = None) -> Any:
+        """Compress ``session_key``'s current session now; returns a ``CompressionReport``.
+
+        For ``/compress [focus]`` and ``talaria sessions compress ID``: takes the session's
+        lease (never races a turn), then runs the same path as the preflight gate.
+        """
+        from .manual import compress_session
+
+        return await compress_session(self, session_key, focus=focus)
+
     def tool_state(self, session_id: str) -> dict[str, Any]:
         state = self._tool_state.get(session_id)
         if state is None:
@@ -420,6 +430,7 @@ class _TurnState:
         self.iterations = 0
         self.api_calls = 0
         self.compressions = 0
+        self.compression_error: str | None = None
         self.last_prompt_tokens: int | None = None
         self.last_prompt_len = 0
         self.persist: Any = None
