@@ -11,7 +11,7 @@ __all__ = ["model_check"]
 
 def model_check(kernel: Any) -> list[CheckResult]:
     """One result per model of the chain, or a failure carrying the first-run message."""
-    from talaria.turn.runtime import Runtime  # bundled channel: resolves like the runtime does
+    from talaria import Runtime  # resolves the chain exactly like a turn does
 
     try:
         chain = Runtime(kernel).models.chain(None)

@@ -1,9 +1,8 @@
-"""Build the :class:`Runtime` a terminal command drives, and pick the session key.
+"""Build the :class:`talaria.Runtime` a terminal command drives, and pick the session key.
 
-This bundled channel necessarily drives the turn engine, so it imports
-``talaria.turn.runtime`` — lazily, inside the functions below (an accepted exception to
-"plugins import only ``talaria``", for this one bundled channel). Nothing here imports a
-provider SDK: the API mode does that when the first request is built.
+The runtime comes from the public API (``talaria.Runtime``, ``talaria.TurnOptions``),
+resolved lazily inside :func:`make_runtime`. Nothing here imports a provider SDK: the API
+mode does that when the first request is built.
 """
 
 from __future__ import annotations
@@ -37,7 +36,7 @@ def make_runtime(
         (the provider layer's first-run message says what to set). Raised here, before any
         prompt is shown or any request is made.
     """
-    from talaria.turn.runtime import Runtime, TurnOptions  # bundled channel: drives the runtime
+    from talaria import Runtime, TurnOptions
 
     kernel = state.load_kernel()
     if getattr(state, "config_error", None):
