@@ -39,6 +39,14 @@ _EXPORTS: dict[str, str] = {
     # hosts and channels that drive turns (the CLI channel, an embedding application)
     **dict.fromkeys(["Runtime", "TurnOptions"], "turn.runtime"),
     "CompressionReport": "turn.manual",
+    # helpers for provider and API-mode plugins (docs/providers.md, "Writing an API mode")
+    **dict.fromkeys(
+        ["classify_provider_error", "is_context_overflow", "parse_retry_after", "provider_error_kind"],
+        "providers.classify"),
+    "profiles_from_toml": "providers.profile_table",
+    **dict.fromkeys(
+        ["SdkClientCache", "json_plain", "parse_tool_arguments", "replay_wire", "run_model_call", "sdk_field",
+         "stall_bounded", "tool_arguments_json", "tool_call_from_wire"], "providers.api_kit"),
 }
 
 
@@ -77,6 +85,14 @@ if TYPE_CHECKING:
         PromptSection, ProviderProfile, Services, SessionInfo, SlashCommand, Tool, ToolCall, ToolContext,
         ToolResult, Toolset, ToolSpec, TurnRecord, Usage, Verdict, new_id,
     )
+    from .providers.api_kit import (
+        SdkClientCache, json_plain, parse_tool_arguments, replay_wire, run_model_call, sdk_field, stall_bounded,
+        tool_arguments_json, tool_call_from_wire,
+    )
+    from .providers.classify import (
+        classify_provider_error, is_context_overflow, parse_retry_after, provider_error_kind,
+    )
+    from .providers.profile_table import profiles_from_toml
     from .turn.manual import CompressionReport
     from .turn.runtime import Runtime, TurnOptions
 
@@ -118,6 +134,7 @@ __all__ = [
     "Registrar",
     "RegistrationError",
     "Runtime",
+    "SdkClientCache",
     "Services",
     "SessionInfo",
     "SlashCommand",
@@ -137,6 +154,19 @@ __all__ = [
     "UsageError",
     "Verdict",
     "__version__",
+    "classify_provider_error",
     "hookimpl",
+    "is_context_overflow",
+    "json_plain",
     "new_id",
+    "parse_retry_after",
+    "parse_tool_arguments",
+    "profiles_from_toml",
+    "provider_error_kind",
+    "replay_wire",
+    "run_model_call",
+    "sdk_field",
+    "stall_bounded",
+    "tool_arguments_json",
+    "tool_call_from_wire",
 ]
