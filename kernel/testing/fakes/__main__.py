@@ -1,6 +1,6 @@
 """``python -m talaria.testing.fakes --port N [--script FILE.json]``: run the fake LLM server.
 
-Prints ``fake-llm listening on http://HOST:PORT`` once the socket is bound (``--port 0``
+Prints ``fake-llm listening on http://HOST:PORT`` once the socket listens (``--port 0``
 picks a free port; read it from that line). Without a script every request gets a short
 default text reply; a script file lists replies served in order (see
 :func:`talaria.testing.fakes.load_script`), after which the default reply is used.
@@ -31,6 +31,7 @@ def main(argv: list[str] | None = None) -> int:
     app = FakeLLMApp(replies)
     sock = bind_socket(args.host, args.port)
     server = make_uvicorn_server(app)
+    sock.listen(128)  # connections made right after the line below queue until uvicorn accepts
     host, port = sock.getsockname()[:2]
     print(f"fake-llm listening on http://{host}:{port}", flush=True)
     server.run(sockets=[sock])

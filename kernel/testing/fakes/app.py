@@ -38,6 +38,8 @@ class RecordedRequest:
 
     ``received_at`` is the wall-clock time (``time.time()``) at which the request reached
     the application, ``received_perf`` the same instant on ``time.perf_counter()``.
+    ``body`` is the raw request body exactly as the client sent it; the control endpoint
+    reports its length as ``body_bytes`` (request-size benchmarks measure that).
     """
 
     method: str
@@ -51,7 +53,8 @@ class RecordedRequest:
 
     def to_json(self) -> dict[str, Any]:
         return {"method": self.method, "path": self.path, "headers": self.headers,
-                "json": self.json, "wire": self.wire, "received_at": self.received_at}
+                "json": self.json, "wire": self.wire, "received_at": self.received_at,
+                "body_bytes": len(self.body)}
 
 
 class FakeLLMApp:
