@@ -9,6 +9,11 @@ request reaching the server (the fake records arrival times), peak RSS and CPU t
 the cold ``import openai`` time and bare interpreter start-up, so Talaria's own share
 (wall − SDK import) can be read off. Targets (issue 8): wall ≤ 1.0 s, own share ≤ 0.2 s.
 
+Children run with bytecode writing enabled (``PYTHONDONTWRITEBYTECODE`` is removed from
+their environment) and one uncounted warm-up run writes the ``.pyc`` caches first: a real
+install has them (pip compiles on install, Python writes them on first run otherwise), so
+compiling ~120 modules from source on every run is not what a user pays.
+
 Run: ``python benchmarks/oneshot.py [--runs N]``
 (``hermes -z`` and ``llm`` are not installed offline here; their published numbers on the
 reference machine were 4.74 s and 1.04 s.)
@@ -63,6 +68,11 @@ def run_child(argv: list[str], env: dict[str, str], cwd: str) -> dict[str, float
             "cpu": usage.ru_utime + usage.ru_stime, "out": out}  # type: ignore[dict-item]
 
 
+def child_env() -> dict[str, str]:
+    """The children's environment: no API keys, and bytecode caches written and used."""
+    return {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and k != "PYTHONDONTWRITEBYTECODE"}
+
+
 def median(values: list[float]) -> float:
     return statistics.median(values) if values else float("nan")
 
@@ -83,10 +93,12 @@ def main() -> int:
         (home / "config.toml").write_text(
             'model = "fake/fake-model"\n[providers.fake]\napi_mode = "chat_completions"\n'
             f'base_url = "{base}/v1"\nkeyless = true\n', encoding="utf-8")
-        env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+        env = child_env()
         env["TALARIA_HOME"] = str(home)
 
-        run_child([*talaria, "run", "warm the page cache"], env, str(workspace))  # not counted
+        # not counted: warms the page cache and writes the .pyc files (bytecode writing is on)
+        run_child([*talaria, "run", "warm the page cache"], env, str(workspace))
+        run_child([sys.executable, "-c", "import openai"], env, str(workspace))
         walls, firsts, rss, cpus = [], [], [], []
         for _ in range(args.runs):
             control(base, "/_fake/reset", "POST")
@@ -110,6 +122,7 @@ def main() -> int:
     wall = median(walls)
     load = os.getloadavg()[0]
     print(f"talaria run 'hi' — cold, median of {args.runs} runs (load average {load:.1f} on {os.cpu_count()} CPUs)")
+    print("  (children write and use .pyc caches, as a real install does; one warm-up run not counted)")
     print(f"  wall time                      {wall:6.3f} s   (min {min(walls):.3f}, max {max(walls):.3f})")
     print(f"  spawn → first request byte     {median(firsts):6.3f} s")
     print(f"  CPU time (user+sys)            {median(cpus):6.3f} s")
