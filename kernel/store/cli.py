@@ -1,4 +1,4 @@
-"""``talaria sessions``: list, show, search, export and delete stored sessions.
+"""``talaria sessions``: list, show, search, export, compress and delete stored sessions.
 
 Plain text output (no rich), ``--json`` on ``list`` and ``search``. Session ids may be given
 as any unique prefix. The store is ``<ctx.obj.home>/state.db``; a missing file means "no
@@ -190,7 +190,63 @@ def sessions_group() -> click.Group:
         _run(ctx, lambda s: s.delete_session(row.id))
         click.echo(f"Deleted session {row.id}.")
 
+    @sessions.command("compress")
+    @click.argument("session_id", metavar="ID")
+    @click.option("--focus", default=None, metavar="TEXT", help="What the summary should keep in detail.")
+    @click.option("--json", "as_json", is_flag=True, help="Print the compression report as JSON.")
+    @click.pass_context
+    def compress_cmd(ctx: click.Context, session_id: str, focus: str | None, as_json: bool) -> None:
+        """Compress a conversation's history now (same as /compress in the REPL).
+
+        \b
+        ID must be the current session of its conversation; the history is compacted
+        into a new child session (the old one is kept, ended `compressed`) and later
+        turns continue there. Exits 1 when nothing was compressed, saying why.
+        """
+        _require_db(ctx)
+        try:
+            report = asyncio.run(_compress(ctx.obj, session_id, focus))
+        except StoreError as exc:
+            raise click.ClickException(str(exc)) from exc
+        if as_json:
+            click.echo(json.dumps(dataclasses.asdict(report), indent=2))
+        if not report.compressed:
+            raise click.ClickException(f"nothing compressed: {report.reason}")
+        if not as_json:
+            click.echo(
+                f"Compressed {report.parent_id}: {report.messages_before} → {report.messages_after} messages, "
+                f"{_tokens(report.tokens_before)} → {_tokens(report.tokens_after)} tokens ({report.engine}).\n"
+                f"The conversation continues in {report.session_id}."
+            )
+
     return sessions
+
+
+async def _compress(state: Any, prefix: str, focus: str | None) -> Any:
+    """Compress the session named by ``prefix`` with a runtime of the loaded kernel.
+
+    :raises click.BadParameter: unknown/ambiguous id, or not the current session of its key.
+    """
+    from ..turn.runtime import Runtime, TurnOptions
+
+    kernel = state.load_kernel()
+    async with Runtime(kernel, options=TurnOptions(channel="cli")) as runtime:
+        row = await _resolve(runtime.store, prefix)
+        current = await runtime.store.current_session(row.session_key)
+        if current is None:
+            raise click.BadParameter(
+                f"session {row.id} has ended ({row.end_reason or 'ended'}) and its conversation has no "
+                "current session; there is nothing to compress", param_hint="ID")
+        if current.id != row.id:
+            raise click.BadParameter(
+                f"session {row.id} is not the current session of its conversation (it was already "
+                f"compressed or ended: {row.end_reason or 'ended'}); the current one is {current.id} — "
+                f"run `talaria sessions compress {current.id}`", param_hint="ID")
+        return await runtime.compress_session(row.session_key, focus=focus)
+
+
+def _tokens(count: int) -> str:
+    return f"{count / 1000:.1f}k" if count >= 1000 else str(count)
 
 
 def _require_db(ctx: click.Context) -> None:

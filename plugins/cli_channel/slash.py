@@ -148,16 +148,23 @@ async def _model(repl: Repl, args: str) -> None:
     repl.say("Model: " + " → ".join(r.spec for r in chain))
 
 
-@_command("compress", "Compress this session's context.", "[focus]")
+@_command("compress", "Compress this session's history now (optionally keeping FOCUS in detail).", "[focus]")
 async def _compress(repl: Repl, args: str) -> None:
-    engine = getattr(runtime_compactor(repl), "engine_name", "") or "none"
-    repl.say("Manual compression is not available from the REPL yet: the context engine "
-             f"({engine}) compresses automatically before a request that would not fit. "
-             "/new starts a fresh session.")
+    report = await repl.runtime.compress_session(repl.session_key, focus=args or None)
+    repl.say(compress_line(report))
 
 
-def runtime_compactor(repl: Repl) -> Any:
-    return repl.runtime.compactor
+def compress_line(report: Any) -> str:
+    """One line for a :class:`talaria.CompressionReport`: what changed, or why nothing did."""
+    if not report.compressed:
+        return f"Nothing compressed: {report.reason}"
+    return (f"compressed {report.messages_before} → {report.messages_after} messages, "
+            f"{_tokens(report.tokens_before)} → {_tokens(report.tokens_after)} tokens ({report.engine}); "
+            f"now in session {report.session_id}")
+
+
+def _tokens(count: int) -> str:
+    return f"{count / 1000:.1f}k" if count >= 1000 else str(count)
 
 
 @_command("usage", "Tokens and cost of this session.")
