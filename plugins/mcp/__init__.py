@@ -1,8 +1,11 @@
 """MCP bridge plugin: every configured MCP server's tools as ``mcp__<server>__<tool>``.
 
 Registers one :class:`talaria.ToolSource` (``mcp``) and the ``talaria mcp`` command group.
-Importing this package is cheap: the ``mcp`` SDK, ``click`` commands and ``tomlkit`` are
-imported only when a runtime connects servers or a command runs.
+Loading this plugin is cheap (about a millisecond): registering imports only :mod:`.source`
+(``asyncio`` + ``talaria``) and :mod:`.group` (``click``, already loaded by the CLI). The
+connection machinery and the ``mcp`` SDK are imported only when ``[mcp.servers]`` has
+entries and a runtime starts; the commands (and ``tomlkit``) only when a ``talaria mcp``
+command runs.
 """
 
 from __future__ import annotations
@@ -25,6 +28,6 @@ def register_tools(register: Any) -> None:
 @talaria.hookimpl
 def register_commands(cli: Any) -> None:
     """Add ``talaria mcp`` (add, list, test, remove, import)."""
-    from .cli import mcp_group
+    from .group import mcp_group
 
     cli.add_command(mcp_group)

@@ -32,7 +32,7 @@ from talaria import Event, Services, ToolError
 from .callbacks import RateLimiter, make_callbacks
 from .config import UTILITY_TOOLS, ServerConfig, child_env, expand
 
-__all__ = ["ServerConnection", "describe_error"]
+__all__ = ["ServerConnection", "describe_error", "import_sdk"]
 
 log = logging.getLogger(__name__)
 
@@ -75,7 +75,8 @@ def _tail(handle: Any, lines: int = 12) -> str:
         return ""
 
 
-def _import_sdk() -> None:
+def import_sdk() -> None:
+    """Import the ``mcp`` SDK pieces a connection uses (seconds of CPU: call it off the loop)."""
     import mcp  # noqa: F401
     import mcp.client.stdio  # noqa: F401
     import mcp.client.streamable_http  # noqa: F401
@@ -179,7 +180,17 @@ class ServerConnection:
     async def _supervise(self) -> None:
         delay = self.backoff_initial
         # `import mcp` costs seconds of CPU: do it off the event loop so a turn keeps moving
-        await asyncio.to_thread(_import_sdk)
+        try:
+            await asyncio.to_thread(import_sdk)
+        except Exception as exc:  # noqa: BLE001 - a missing/broken SDK is this server's state
+            self.status, self.attempts = "failed", 1
+            self.last_error = (f"cannot load the MCP client ({type(exc).__name__}: {exc}); "
+                               "reinstall Talaria or run: pip install 'mcp>=2'")
+            self.settled.set()
+            self.services.emit(Event(kind="warning", data={
+                "source": "mcp", "server": self.cfg.name,
+                "message": f"MCP server '{self.cfg.name}' is unavailable: {self.last_error}"}))
+            return
         while not self._stop.is_set():
             self.status, self.next_retry_in = "connecting", None
             self.attempts += 1

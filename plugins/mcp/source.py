@@ -13,22 +13,33 @@ Contract (see ``talaria.ToolSource``):
 - ``aclose()`` stops every connection (and its server process).
 
 ``[mcp] backoff_initial`` / ``backoff_max`` (seconds, default 1 / 60) tune the retry backoff.
+
+Import cost: this module needs only ``asyncio`` and ``talaria``. With no ``[mcp.servers]``
+configured nothing else is ever imported; otherwise ``start`` imports the connection
+machinery (``.config``, ``.connection``, ``.tools``, ``.naming``) in a worker thread, and
+each enabled server's connection imports the ``mcp`` SDK in a worker thread too, so the
+event loop keeps building the first turn meanwhile. Disabled servers import no SDK.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from talaria import Event, Services, Tool
 
-from .config import ServerConfig, parse_servers
-from .connection import ServerConnection
-from .naming import assign_names
-from .tools import make_tool, make_utility_tool, utility_names
+if TYPE_CHECKING:
+    from .config import ServerConfig
+    from .connection import ServerConnection
 
 __all__ = ["McpToolSource"]
+
+
+def _import_machinery() -> None:
+    """Import the plugin's connection modules (in a worker thread; each connection then
+    imports the ``mcp`` SDK off the loop too, see ``ServerConnection``)."""
+    from . import config, connection, naming, tools  # noqa: F401
 
 
 class McpToolSource:
@@ -40,6 +51,7 @@ class McpToolSource:
         self.connections: dict[str, ServerConnection] = {}
         self.config_errors: dict[str, str] = {}
         self.disabled: list[ServerConfig] = []
+        self._pending: list[str] = []  # configured servers whose connection is not created yet
         self._services: Services | None = None
         self._started = asyncio.Event()
         self._cache_key: tuple[Any, ...] | None = None
@@ -49,18 +61,34 @@ class McpToolSource:
         self._users = 0
 
     async def start(self, services: Services) -> None:
-        """Start connecting every enabled server in the background; returns immediately.
+        """Start connecting every enabled server in the background.
 
-        One source object may serve several runtimes in turn (or at once): a ``start``
-        while already started shares the live connections; the last ``aclose`` stops them.
+        Returns once the connections are launched (after the machinery import, done off the
+        event loop); never waits for a server. One source object may serve several runtimes
+        in turn (or at once): a ``start`` while already started shares the live connections;
+        the last ``aclose`` stops them.
         """
         self._users += 1
         if self._services is not None:
             return
         self._services = services
-        self.connections, self.disabled, self._reported = {}, [], set()
+        self.connections, self.disabled, self.config_errors, self._reported = {}, [], {}, set()
         self._cache_key, self._cache = None, []
+        started = self._started
         section = services.config.get("mcp") or {}
+        if not isinstance(section, Mapping):
+            section = {"servers": section}  # parse_servers reports it
+        raw_servers = section.get("servers")
+        if not raw_servers:  # nothing configured: import nothing, connect nothing
+            started.set()
+            return
+        self._pending = [str(n) for n in raw_servers] if isinstance(raw_servers, Mapping) else []
+        await asyncio.to_thread(_import_machinery)
+        if self._services is not services:  # closed while importing: launch nothing
+            return
+        from .config import parse_servers
+        from .connection import ServerConnection
+
         servers, self.config_errors = parse_servers(section)
         backoff = {
             "backoff_initial": float(section.get("backoff_initial", 1.0)),
@@ -73,9 +101,10 @@ class McpToolSource:
             conn = ServerConnection(cfg, services, **backoff)
             self.connections[cfg.name] = conn
             conn.start()
+        self._pending = []
         for name, error in self.config_errors.items():
             services.emit(Event(kind="warning", data={"source": "mcp", "server": name, "message": error}))
-        self._started.set()
+        started.set()
 
     async def ready(self, timeout: float) -> None:
         """Wait (at most ``timeout`` s) for each server's first connect attempt to finish."""
@@ -99,6 +128,12 @@ class McpToolSource:
         return list(self._cache)
 
     def _build(self, live: list[ServerConnection]) -> list[Tool]:
+        if not live:
+            self._owners = {}
+            return []
+        from .naming import assign_names
+        from .tools import make_tool, make_utility_tool, utility_names
+
         entries: list[tuple[str, str, str]] = []
         by_server = {c.cfg.name: c for c in live}
         mcp_tools: dict[tuple[str, str], Any] = {}
@@ -131,6 +166,8 @@ class McpToolSource:
     def states(self) -> list[dict[str, Any]]:
         """Every configured server's state: live connections, disabled and invalid entries."""
         rows = [c.snapshot() for c in self.connections.values()]
+        rows += [{"name": n, "transport": "?", "status": "connecting", "last_error": None, "attempts": 0,
+                  "tools": 0} for n in self._pending]
         rows += [{"name": c.name, "transport": c.transport, "status": "disabled", "last_error": None,
                   "attempts": 0, "tools": 0} for c in self.disabled]
         rows += [{"name": n, "transport": "?", "status": "invalid", "last_error": e, "attempts": 0, "tools": 0}
@@ -153,5 +190,5 @@ class McpToolSource:
         if self._users:
             return
         await asyncio.gather(*(c.aclose() for c in self.connections.values()), return_exceptions=True)
-        self._services = None
+        self._services, self._pending = None, []
         self._started = asyncio.Event()
