@@ -88,7 +88,7 @@ def profiles_from_toml(path: str | Path) -> list[ProviderProfile]:
         kwargs = dict(data)
         for key in _TUPLES:
             kwargs[key] = _strings(kwargs.get(key, ()), f"{where}.{key}")
-        models = kwargs.get("models", ())
+        models = kwargs.get("models", [])
         if not isinstance(models, list):
             raise RegistrationError(f"{where}.models: expected a list of model tables")
         kwargs["models"] = tuple(_model(f"{where}.models", m) for m in models)

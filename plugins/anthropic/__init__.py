@@ -1,7 +1,7 @@
 """Anthropic: the ``anthropic_messages`` API mode and the ``anthropic`` provider.
 
-Importing this module is cheap: the ``anthropic`` SDK (and ``httpx2``) are imported only
-when the mode first creates a client.
+Importing this module is cheap: the ``anthropic`` SDK is imported only when the mode first
+creates a client (the profiles are data: ``profiles.toml``).
 """
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ from typing import Any
 
 import talaria
 
-from ._profiles import load_profiles
 from .messages import AnthropicMessagesMode
 
 __all__ = ["AnthropicMessagesMode", "register_api_modes", "register_providers"]
@@ -24,5 +23,5 @@ def register_api_modes(register: Any) -> None:
 
 @talaria.hookimpl
 def register_providers(register: Any) -> None:
-    for profile in load_profiles(Path(__file__).with_name("profiles.toml")):
+    for profile in talaria.profiles_from_toml(Path(__file__).with_name("profiles.toml")):
         register(profile)

@@ -6,35 +6,41 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from talaria import Credential, Delta, ErrorKind, ModelRequest, ModelResponse, ProviderError, Usage
-
-from ._common import (
-    END,
-    ClientCache,
-    DeltaSink,
-    call_boundary,
-    close_quietly,
-    field,
-    next_item,
-    parse_arguments,
-    plain,
-    sdk_timeout,
-    tool_call,
+from talaria import (
+    Credential,
+    Delta,
+    ErrorKind,
+    ModelRequest,
+    ModelResponse,
+    ProviderError,
+    SdkClientCache,
+    Usage,
+    json_plain,
+    parse_tool_arguments,
+    run_model_call,
+    stall_bounded,
+    tool_call_from_wire,
 )
+from talaria import sdk_field as field
+
 from .wire import NAME, build_payload
 
 __all__ = ["AnthropicMessagesMode"]
+
+DeltaSink = Callable[[Delta], None]
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 _STOP = {"end_turn": "stop", "stop_sequence": "stop", "tool_use": "tool_calls", "max_tokens": "length",
          "model_context_window_exceeded": "length", "refusal": "content_filter"}
 _PLAIN_BLOCKS = ("text", "tool_use")
 _SDK_PARAMS = frozenset({"model", "max_tokens", "messages", "system", "tools", "stream"})
+#: seconds allowed to open a connection (the whole call is bounded by ``request.timeout``).
+CONNECT_TIMEOUT = 20.0
 
 
 def _dump(obj: Any) -> dict[str, Any]:
     if isinstance(obj, Mapping):
-        return plain(obj)
+        return json_plain(obj)
     return obj.model_dump(mode="json", exclude_none=True, by_alias=True)
 
 
@@ -62,7 +68,7 @@ def _response(request: ModelRequest, blocks: list[dict[str, Any]], stop_reason: 
               usage: Usage, model: str) -> ModelResponse:
     """Normalize finished content blocks (tool_use inputs already parsed or kept raw)."""
     text = "".join(b.get("text", "") for b in blocks if b.get("type") == "text")
-    calls = tuple(tool_call(b.get("id"), b.get("name", ""), b.get("_raw"), f"toolu_{i}")
+    calls = tuple(tool_call_from_wire(b.get("id"), b.get("name", ""), b.get("_raw"), f"toolu_{i}")
                   for i, b in enumerate(b for b in blocks if b.get("type") == "tool_use"))
     finish = _STOP.get(stop_reason or "", "other")
     wire = [{k: v for k, v in b.items() if not k.startswith("_")} for b in blocks]
@@ -84,13 +90,19 @@ class AnthropicMessagesMode:
 
     def __init__(self, config: Mapping[str, Any] | None = None) -> None:
         self.config = dict(config or {})
-        self._clients = ClientCache(self._make_client)
+        self._clients = SdkClientCache(self._new_client)
 
     @staticmethod
-    def _make_client(base_url: str, key: str) -> Any:
+    def _new_client(base_url: str, key: str) -> Any:
         import anthropic
 
         return anthropic.AsyncAnthropic(base_url=base_url, api_key=key, max_retries=0)
+
+    @staticmethod
+    def _timeout(request: ModelRequest) -> Any:
+        import anthropic  # already imported by the client: a dict lookup
+
+        return anthropic.Timeout(request.timeout, connect=min(request.timeout, CONNECT_TIMEOUT))
 
     def base_url(self, request: ModelRequest) -> str:
         """The SDK appends ``/v1/messages`` itself: a trailing ``/v1`` is dropped."""
@@ -100,16 +112,15 @@ class AnthropicMessagesMode:
     async def complete(self, request: ModelRequest, credential: Credential,
                        on_delta: Callable[[Delta], None]) -> ModelResponse:
         """Send ``request``; raises :class:`talaria.ProviderError` for every failure."""
-        sink = DeltaSink(on_delta)
-        return await call_boundary(request, lambda: self._complete(request, credential, sink))
+        return await run_model_call(request, on_delta, lambda emit: self._complete(request, credential, emit))
 
-    async def _complete(self, request: ModelRequest, credential: Credential, sink: DeltaSink) -> ModelResponse:
+    async def _complete(self, request: ModelRequest, credential: Credential, emit: DeltaSink) -> ModelResponse:
         client = self._clients.get(self.base_url(request), credential)
         payload = build_payload(request, config=self.config)
         # Fields this SDK version has no parameter for (e.g. temperature) travel as extra body.
         extra = {k: payload.pop(k) for k in [k for k in payload if k not in _SDK_PARAMS]}
-        extra.update(plain(request.extra_body))
-        kwargs: dict[str, Any] = {"timeout": sdk_timeout(request)}
+        extra.update(json_plain(request.extra_body))
+        kwargs: dict[str, Any] = {"timeout": self._timeout(request)}
         if request.headers:
             kwargs["extra_headers"] = dict(request.headers)
         if extra:
@@ -118,10 +129,8 @@ class AnthropicMessagesMode:
             message = await client.messages.create(**payload, **kwargs)
             return self._from_message(request, message)
         stream = await client.messages.create(**payload, **kwargs)
-        try:
-            return await self._from_stream(request, stream, sink)
-        finally:
-            await close_quietly(stream)
+        async with stall_bounded(stream, request) as events:
+            return await self._from_stream(request, events, emit)
 
     def _from_message(self, request: ModelRequest, message: Any) -> ModelResponse:
         stop_reason = field(message, "stop_reason")
@@ -137,13 +146,12 @@ class AnthropicMessagesMode:
         usage.update(field(message, "usage"))
         return _response(request, blocks, stop_reason, usage.usage(), field(message, "model", request.model))
 
-    async def _from_stream(self, request: ModelRequest, stream: Any, sink: DeltaSink) -> ModelResponse:
+    async def _from_stream(self, request: ModelRequest, events: Any, sink: DeltaSink) -> ModelResponse:
         blocks: dict[int, dict[str, Any]] = {}
         args: dict[int, list[str]] = {}
         usage = _Usage()
         model, stop_reason, stopped, calls_seen = request.model, None, False, 0
-        iterator = stream.__aiter__()
-        while (event := await next_item(iterator, request.stall_timeout, request.provider)) is not END:
+        async for event in events:
             kind = field(event, "type", "")
             if kind == "message_start":
                 message = field(event, "message")
@@ -175,7 +183,7 @@ class AnthropicMessagesMode:
         for index, parts in args.items():
             raw = "".join(parts)
             blocks[index]["_raw"] = raw
-            blocks[index]["input"] = parse_arguments(raw)[0]
+            blocks[index]["input"] = parse_tool_arguments(raw)[0]
         return _response(request, [blocks[i] for i in sorted(blocks)], stop_reason, usage.usage(), model)
 
     @staticmethod

@@ -16,9 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from talaria import Message, ModelRequest
-
-from ._common import plain, replayed
+from talaria import Message, ModelRequest, json_plain, replay_wire
 
 __all__ = ["MAX_BREAKPOINTS", "NAME", "build_payload", "system_blocks", "wire_messages"]
 
@@ -46,7 +44,7 @@ def system_blocks(request: ModelRequest) -> list[dict[str, Any]]:
 
 
 def _tool_use(call: Any) -> dict[str, Any]:
-    return {"type": "tool_use", "id": call.id, "name": call.name, "input": plain(call.arguments)}
+    return {"type": "tool_use", "id": call.id, "name": call.name, "input": json_plain(call.arguments)}
 
 
 def _blocks(message: Message) -> tuple[str, list[dict[str, Any]]]:
@@ -83,7 +81,7 @@ def wire_messages(request: ModelRequest, *, breakpoints: int = 2) -> list[dict[s
     """The ``messages`` array with ``cache_control`` on the last ``breakpoints`` user turns."""
     out: list[dict[str, Any]] = []
     for message in request.messages:
-        stored = replayed(message, NAME)
+        stored = replay_wire(message, NAME)
         if stored is not None:
             _replay(out, stored)
         else:
@@ -115,7 +113,7 @@ def build_payload(request: ModelRequest, *, config: Mapping[str, Any] | None = N
     payload["messages"] = wire_messages(request, breakpoints=min(2, budget))
     if request.tools:
         payload["tools"] = [{"name": t.name, "description": t.description,
-                             "input_schema": plain(t.parameters)} for t in request.tools]
+                             "input_schema": json_plain(t.parameters)} for t in request.tools]
     if request.temperature is not None:
         payload["temperature"] = request.temperature
     if request.stream:

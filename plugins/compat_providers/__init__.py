@@ -12,12 +12,11 @@ from typing import Any
 
 import talaria
 
-from ._profiles import load_profiles
 
 __all__ = ["register_providers"]
 
 
 @talaria.hookimpl
 def register_providers(register: Any) -> None:
-    for profile in load_profiles(Path(__file__).with_name("profiles.toml")):
+    for profile in talaria.profiles_from_toml(Path(__file__).with_name("profiles.toml")):
         register(profile)

@@ -1,7 +1,7 @@
 """OpenAI: the ``chat_completions`` and ``responses`` API modes and the ``openai`` provider.
 
-Importing this module is cheap: the ``openai`` SDK (and ``httpx2``) are imported only when
-a mode first creates a client.
+Importing this module is cheap: the ``openai`` SDK is imported only when a mode first
+creates a client (the profiles are data: ``profiles.toml``).
 """
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ from typing import Any
 
 import talaria
 
-from ._profiles import load_profiles
 from .chat import ChatCompletionsMode
 from .responses import ResponsesMode
 
@@ -26,5 +25,5 @@ def register_api_modes(register: Any) -> None:
 
 @talaria.hookimpl
 def register_providers(register: Any) -> None:
-    for profile in load_profiles(Path(__file__).with_name("profiles.toml")):
+    for profile in talaria.profiles_from_toml(Path(__file__).with_name("profiles.toml")):
         register(profile)

@@ -20,25 +20,22 @@ from talaria import (
     ModelRequest,
     ModelResponse,
     ProviderError,
+    SdkClientCache,
     Usage,
+    json_plain,
+    replay_wire,
+    run_model_call,
+    stall_bounded,
+    tool_arguments_json,
+    tool_call_from_wire,
 )
+from talaria import sdk_field as field
 
-from ._common import (
-    END,
-    ClientCache,
-    DeltaSink,
-    call_boundary,
-    close_quietly,
-    dump_arguments,
-    field,
-    next_item,
-    plain,
-    replayed,
-    sdk_timeout,
-    tool_call,
-)
+from ._sdk import new_client, request_timeout
 
 __all__ = ["ChatCompletionsMode", "build_payload", "wire_messages"]
+
+DeltaSink = Callable[[Delta], None]
 
 NAME = "chat_completions"
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -47,7 +44,7 @@ _FINISH = {"stop": "stop", "tool_calls": "tool_calls", "function_call": "tool_ca
 
 
 def _message_wire(message: Message) -> list[dict[str, Any]]:
-    stored = replayed(message, NAME)
+    stored = replay_wire(message, NAME)
     if stored is not None:
         return stored if isinstance(stored, list) else [stored]
     if message.role == "tool":
@@ -57,7 +54,8 @@ def _message_wire(message: Message) -> list[dict[str, Any]]:
                                 "content": message.content if message.content or not message.tool_calls else None}
         if message.tool_calls:
             wire["tool_calls"] = [
-                {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": dump_arguments(c)}}
+                {"id": c.id, "type": "function",
+                 "function": {"name": c.name, "arguments": tool_arguments_json(c)}}
                 for c in message.tool_calls
             ]
         return [wire]
@@ -89,7 +87,7 @@ def build_payload(request: ModelRequest, *, base_url: str = DEFAULT_BASE_URL,
     if request.tools:
         payload["tools"] = [
             {"type": "function", "function": {"name": t.name, "description": t.description,
-                                              "parameters": plain(t.parameters)}}
+                                              "parameters": json_plain(t.parameters)}}
             for t in request.tools
         ]
     if request.max_tokens is not None:
@@ -132,13 +130,7 @@ class ChatCompletionsMode:
 
     def __init__(self, config: Mapping[str, Any] | None = None) -> None:
         self.config = dict(config or {})
-        self._clients = ClientCache(self._make_client)
-
-    @staticmethod
-    def _make_client(base_url: str, key: str) -> Any:
-        import openai
-
-        return openai.AsyncOpenAI(base_url=base_url, api_key=key, max_retries=0)
+        self._clients = SdkClientCache(new_client)
 
     def base_url(self, request: ModelRequest) -> str:
         return (request.base_url or self.config.get("base_url") or DEFAULT_BASE_URL).rstrip("/")
@@ -146,26 +138,23 @@ class ChatCompletionsMode:
     async def complete(self, request: ModelRequest, credential: Credential,
                        on_delta: Callable[[Delta], None]) -> ModelResponse:
         """Send ``request``; raises :class:`talaria.ProviderError` for every failure."""
-        sink = DeltaSink(on_delta)
-        return await call_boundary(request, lambda: self._complete(request, credential, sink))
+        return await run_model_call(request, on_delta, lambda emit: self._complete(request, credential, emit))
 
-    async def _complete(self, request: ModelRequest, credential: Credential, sink: DeltaSink) -> ModelResponse:
+    async def _complete(self, request: ModelRequest, credential: Credential, emit: DeltaSink) -> ModelResponse:
         base_url = self.base_url(request)
         client = self._clients.get(base_url, credential)
         payload = build_payload(request, base_url=base_url, config=self.config)
-        kwargs: dict[str, Any] = {"timeout": sdk_timeout(request)}
+        kwargs: dict[str, Any] = {"timeout": request_timeout(request)}
         if request.headers:
             kwargs["extra_headers"] = dict(request.headers)
         if request.extra_body:
-            kwargs["extra_body"] = plain(request.extra_body)
+            kwargs["extra_body"] = json_plain(request.extra_body)
         if not request.stream:
             completion = await client.chat.completions.create(**payload, **kwargs)
             return self._from_completion(request, completion)
         stream = await client.chat.completions.create(**payload, **kwargs)
-        try:
-            return await self._from_stream(request, stream, sink)
-        finally:
-            await close_quietly(stream)
+        async with stall_bounded(stream, request) as chunks:
+            return await self._from_stream(request, chunks, emit)
 
     def _from_completion(self, request: ModelRequest, completion: Any) -> ModelResponse:
         choices = field(completion, "choices") or []
@@ -176,8 +165,8 @@ class ChatCompletionsMode:
         if raw_finish is None:
             raise ProviderError(ErrorKind.TRUNCATED, "response has no finish_reason", provider=request.provider)
         calls = tuple(
-            tool_call(field(c, "id"), field(field(c, "function"), "name", ""),
-                      field(field(c, "function"), "arguments"), f"call_{i}")
+            tool_call_from_wire(field(c, "id"), field(field(c, "function"), "name", ""),
+                                field(field(c, "function"), "arguments"), f"call_{i}")
             for i, c in enumerate(field(message, "tool_calls") or [])
         )
         return ModelResponse(text=field(message, "content", "") or "", tool_calls=calls,
@@ -185,14 +174,13 @@ class ChatCompletionsMode:
                              usage=_usage(field(completion, "usage")), provider=request.provider,
                              model=field(completion, "model", request.model), api_mode=NAME)
 
-    async def _from_stream(self, request: ModelRequest, stream: Any, sink: DeltaSink) -> ModelResponse:
+    async def _from_stream(self, request: ModelRequest, chunks: Any, sink: DeltaSink) -> ModelResponse:
         text: list[str] = []
         calls: dict[int, dict[str, Any]] = {}
         raw_finish: str | None = None
         usage_raw: Any = None
         model = request.model
-        iterator = stream.__aiter__()
-        while (chunk := await next_item(iterator, request.stall_timeout, request.provider)) is not END:
+        async for chunk in chunks:
             model = field(chunk, "model", model)
             usage_raw = field(chunk, "usage", usage_raw)
             for choice in field(chunk, "choices") or []:
@@ -214,7 +202,7 @@ class ChatCompletionsMode:
                                   provider=request.provider)
             error.usage = _usage(usage_raw)  # what the cut call still cost (read by the policy)
             raise error
-        tool_calls = tuple(tool_call(c["id"], c["name"], "".join(c["args"]), f"call_{i}")
+        tool_calls = tuple(tool_call_from_wire(c["id"], c["name"], "".join(c["args"]), f"call_{i}")
                            for i, c in sorted(calls.items()))
         return ModelResponse(text="".join(text), tool_calls=tool_calls,
                              finish_reason=_finish(raw_finish, bool(tool_calls)), raw_finish_reason=raw_finish,

@@ -10,25 +10,31 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from talaria import Credential, Delta, ErrorKind, Message, ModelRequest, ModelResponse, ProviderError, Usage
-
-from ._common import (
-    END,
-    ClientCache,
-    DeltaSink,
-    call_boundary,
-    close_quietly,
-    dump_arguments,
-    field,
-    next_item,
-    plain,
-    replayed,
-    sdk_timeout,
-    tool_call,
+from talaria import (
+    Credential,
+    Delta,
+    ErrorKind,
+    Message,
+    ModelRequest,
+    ModelResponse,
+    ProviderError,
+    SdkClientCache,
+    Usage,
+    json_plain,
+    provider_error_kind,
+    replay_wire,
+    run_model_call,
+    stall_bounded,
+    tool_arguments_json,
+    tool_call_from_wire,
 )
-from ._errors import kind_for
+from talaria import sdk_field as field
+
+from ._sdk import new_client, request_timeout
 
 __all__ = ["ResponsesMode", "build_payload", "wire_input"]
+
+DeltaSink = Callable[[Delta], None]
 
 NAME = "responses"
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -38,7 +44,7 @@ _VOLATILE_ITEM_FIELDS = ("id", "status")
 
 
 def _message_wire(message: Message) -> list[dict[str, Any]]:
-    stored = replayed(message, NAME)
+    stored = replay_wire(message, NAME)
     if stored is not None:
         return stored if isinstance(stored, list) else [stored]
     if message.role == "tool":
@@ -49,7 +55,7 @@ def _message_wire(message: Message) -> list[dict[str, Any]]:
         items.append({"role": message.role, "content": message.content})
     for call in message.tool_calls:
         items.append({"type": "function_call", "call_id": call.id, "name": call.name,
-                      "arguments": dump_arguments(call)})
+                      "arguments": tool_arguments_json(call)})
     return items
 
 
@@ -70,7 +76,7 @@ def build_payload(request: ModelRequest, *, config: Mapping[str, Any] | None = N
     payload["input"] = wire_input(request)
     if request.tools:
         payload["tools"] = [{"type": "function", "name": t.name, "description": t.description,
-                             "parameters": plain(t.parameters), "strict": False} for t in request.tools]
+                             "parameters": json_plain(t.parameters), "strict": False} for t in request.tools]
     if request.max_tokens is not None:
         payload["max_output_tokens"] = request.max_tokens
     if request.temperature is not None:
@@ -98,7 +104,7 @@ def _usage(raw: Any) -> Usage:
 
 def _dump(item: Any) -> dict[str, Any]:
     if isinstance(item, Mapping):
-        return plain(item)
+        return json_plain(item)
     return item.model_dump(mode="json", exclude_none=True, by_alias=True)
 
 
@@ -111,7 +117,7 @@ def _replay_item(item: dict[str, Any]) -> dict[str, Any]:
 def _failure(request: ModelRequest, error: Any, what: str) -> ProviderError:
     code = str(field(error, "code", "") or field(error, "type", ""))
     message = str(field(error, "message", "") or what)
-    return ProviderError(kind_for(None, code, message), message, provider=request.provider)
+    return ProviderError(provider_error_kind(None, code, message), message, provider=request.provider)
 
 
 class ResponsesMode:
@@ -126,13 +132,7 @@ class ResponsesMode:
 
     def __init__(self, config: Mapping[str, Any] | None = None) -> None:
         self.config = dict(config or {})
-        self._clients = ClientCache(self._make_client)
-
-    @staticmethod
-    def _make_client(base_url: str, key: str) -> Any:
-        import openai
-
-        return openai.AsyncOpenAI(base_url=base_url, api_key=key, max_retries=0)
+        self._clients = SdkClientCache(new_client)
 
     def base_url(self, request: ModelRequest) -> str:
         return (request.base_url or self.config.get("base_url") or DEFAULT_BASE_URL).rstrip("/")
@@ -140,32 +140,28 @@ class ResponsesMode:
     async def complete(self, request: ModelRequest, credential: Credential,
                        on_delta: Callable[[Delta], None]) -> ModelResponse:
         """Send ``request``; raises :class:`talaria.ProviderError` for every failure."""
-        sink = DeltaSink(on_delta)
-        return await call_boundary(request, lambda: self._complete(request, credential, sink))
+        return await run_model_call(request, on_delta, lambda emit: self._complete(request, credential, emit))
 
-    async def _complete(self, request: ModelRequest, credential: Credential, sink: DeltaSink) -> ModelResponse:
+    async def _complete(self, request: ModelRequest, credential: Credential, emit: DeltaSink) -> ModelResponse:
         client = self._clients.get(self.base_url(request), credential)
         payload = build_payload(request, config=self.config)
-        kwargs: dict[str, Any] = {"timeout": sdk_timeout(request)}
+        kwargs: dict[str, Any] = {"timeout": request_timeout(request)}
         if request.headers:
             kwargs["extra_headers"] = dict(request.headers)
         if request.extra_body:
-            kwargs["extra_body"] = plain(request.extra_body)
+            kwargs["extra_body"] = json_plain(request.extra_body)
         if not request.stream:
             response = await client.responses.create(**payload, **kwargs)
             return self._from_response(request, response, [])
         stream = await client.responses.create(**payload, **kwargs)
-        try:
-            return await self._from_stream(request, stream, sink)
-        finally:
-            await close_quietly(stream)
+        async with stall_bounded(stream, request) as events:
+            return await self._from_stream(request, events, emit)
 
-    async def _from_stream(self, request: ModelRequest, stream: Any, sink: DeltaSink) -> ModelResponse:
+    async def _from_stream(self, request: ModelRequest, events: Any, sink: DeltaSink) -> ModelResponse:
         done_items: list[Any] = []
         text: list[str] = []
         calls_seen = 0
-        iterator = stream.__aiter__()
-        while (event := await next_item(iterator, request.stall_timeout, request.provider)) is not END:
+        async for event in events:
             kind = field(event, "type", "")
             if kind == "response.output_text.delta":
                 text.append(field(event, "delta", ""))
@@ -198,8 +194,9 @@ class ResponsesMode:
         items = [_dump(i) for i in (field(response, "output") or done_items)]
         text = "".join(part.get("text", "") for item in items if item.get("type") == "message"
                        for part in item.get("content", []) if part.get("type") == "output_text")
-        calls = tuple(tool_call(item.get("call_id"), item.get("name", ""), item.get("arguments"), f"call_{i}")
-                      for i, item in enumerate(i for i in items if i.get("type") == "function_call"))
+        calls = tuple(
+            tool_call_from_wire(item.get("call_id"), item.get("name", ""), item.get("arguments"), f"call_{i}")
+            for i, item in enumerate(i for i in items if i.get("type") == "function_call"))
         if status == "incomplete":
             reason = field(field(response, "incomplete_details"), "reason", "")
             finish = "content_filter" if reason == "content_filter" else (

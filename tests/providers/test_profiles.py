@@ -80,10 +80,9 @@ def test_model_aliases_resolve() -> None:
 
 
 def test_bad_profile_table_is_reported(tmp_path) -> None:
-    from talaria import RegistrationError
+    from talaria import RegistrationError, profiles_from_toml
 
-    loader = load_plugin_module("compat_providers")._profiles.load_profiles
     table = tmp_path / "profiles.toml"
     table.write_text('[acme]\nbase_url = "https://acme.test/v1"\nbase_ulr = "typo"\n')
     with pytest.raises(RegistrationError, match="base_ulr"):
-        loader(table)
+        profiles_from_toml(table)
