@@ -6,6 +6,8 @@ lines (binary and very large files skipped); with only ``glob`` it returns match
 paths; with both, contents of the files the glob selects. A glob without ``/`` matches file
 names at any depth (``*.py``); with ``/`` it matches the path relative to ``path``
 (``src/**/test_*.py``). Results are capped (``[tools.files] max_results``, 100) with a note.
+Symlinked directories are not followed, and with ``confine`` on (the default) a symlinked
+file that leads out of the workspace is skipped: a search never reads outside it.
 """
 
 from __future__ import annotations
@@ -61,10 +63,13 @@ def _search(ctx: ToolContext, start: Path, regex: re.Pattern[str] | None, glob: 
     else:
         files = walk_files(root if start.is_relative_to(root) else start, start)
     name_match = _glob_matcher(glob) if glob else None
+    confine = options(ctx).get("confine", True)
     rows: list[str] = []
     more = 0
     matched_files = 0
     for file in files:
+        if confine and file.is_symlink() and not _points_inside(file, root):
+            continue  # a symlinked file leading out of the workspace is not searched
         rel = file.relative_to(base).as_posix()
         if name_match and not name_match.match(rel):
             continue
@@ -89,6 +94,13 @@ def _search(ctx: ToolContext, start: Path, regex: re.Pattern[str] | None, glob: 
     if more:
         rows.append(f"[{more} more {what} not shown; narrow the search with path or glob]")
     return "\n".join(rows)
+
+
+def _points_inside(link: Path, root: Path) -> bool:
+    try:
+        return link.resolve().is_relative_to(root)
+    except (RuntimeError, OSError):  # a symlink loop
+        return False
 
 
 def _grep(file: Path, regex: re.Pattern[str]) -> list[tuple[int, str]]:
