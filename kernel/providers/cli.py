@@ -63,7 +63,7 @@ def add_provider_commands(cli: click.Group, get_registry: Registry, get_origins:
     def providers_list(as_json: bool) -> None:
         """List providers: name, origin, API mode, base URL, whether a key is present."""
         home, config, pset = context()
-        origins = dict(get_origins() if get_origins else {})
+        origins = {name: _with_distribution(label) for name, label in (get_origins() if get_origins else {}).items()}
         pool = CredentialPool(home, config)
         rows = []
         for name, p in pset.items():
@@ -210,6 +210,22 @@ def add_provider_commands(cli: click.Group, get_registry: Registry, get_origins:
         profile = find(pset, provider)
         n = CredentialPool(home, config).reset(profile.name)
         click.echo(f"Reset {n} key record(s) of {profile.name}.")
+
+
+def _with_distribution(label: str) -> str:
+    """``"installed (<plugin>)"`` → ``"installed (<distribution> <version>)"``: the name pip
+    knows the provider's package by (the plugin name is its ``talaria`` entry-point name).
+    Any other label is returned unchanged."""
+    tier, _, rest = label.partition(" (")
+    plugin = rest[:-1] if rest.endswith(")") else ""
+    if tier != "installed" or not plugin or " " in plugin:
+        return label
+    from importlib.metadata import entry_points
+
+    for ep in entry_points(group="talaria", name=plugin):
+        if ep.dist is not None:
+            return f"installed ({ep.dist.name} {ep.dist.version})"
+    return label
 
 
 def _group(cli: click.Group, name: str, help_text: str) -> click.Group:

@@ -79,7 +79,8 @@ def test_nebius_distribution_pip_installs_and_registers_its_provider(tmp_path: P
                             capture_output=True, text=True, timeout=120, env=env)
     assert listed.returncode == 0, listed.stderr
     row = next(r for r in json.loads(listed.stdout) if r["name"] == "nebius")
-    assert row["origin"].startswith("installed")
+    assert row["origin"] == "installed (talaria-nebius 0.1.0)"  # the name and version pip knows it by
+    assert row["api_mode"] == "chat_completions" and row["key_present"] is True
     with FakeLLMServer([Reply(text="hello from nebius")]) as fake:
         turn = subprocess.run(
             [str(py), "-m", "talaria", "run", "--model", "nebius/llama-3.3-70b", "say hi"],
