@@ -3,7 +3,8 @@
 stdout carries only the final answer (or, with ``--json``, one JSON object per line: every
 event, then ``{"type": "result", ...}``). Progress goes to stderr, and only when stderr is a
 terminal. There is no approver: a call that needs approval is denied at once unless
-``--yolo``. The exit code says how the turn ended (:mod:`.exitcodes`).
+``--yolo``. The exit code says how the turn ended (:mod:`.exitcodes`). Ctrl-C, SIGTERM
+and SIGHUP interrupt the turn (:mod:`.signals`); the command then exits 5.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from talaria import UsageError
 from .events import event_json, short_args, tool_line
 from .exitcodes import exit_code
 from .host import key_for_session, last_workspace_session, make_runtime, new_session_key
+from .signals import TERMINATING, Stopper
 
 __all__ = ["read_prompt", "run_once"]
 
@@ -94,28 +96,35 @@ async def run_once(
     if session and cont:
         raise UsageError("use either --session ID or --continue, not both")
     sink = _Sink(as_json=as_json, out=out, err=err, progress=err.isatty())
-    runtime = make_runtime(state, model=model, toolsets=toolsets, yolo=yolo, emit=sink, ask=None)
-    async with runtime:
-        key = new_session_key()
-        if session:
-            key = (await key_for_session(runtime.store, session)).session_key
-        elif cont:
-            row = await last_workspace_session(runtime.store, str(runtime.kernel.workspace))
-            if row is None:
-                raise UsageError("--continue: no earlier session in this workspace; run without it to start one")
-            key = row.session_key
-        loop = asyncio.get_running_loop()
-        try:
-            loop.add_signal_handler(signal.SIGINT, runtime.interrupt)
-        except (NotImplementedError, RuntimeError):  # not the main thread, or no signals here
-            pass
-        try:
-            record = await runtime.run_turn(prompt, session_key=key)
-        finally:
-            try:
-                loop.remove_signal_handler(signal.SIGINT)
-            except (NotImplementedError, RuntimeError):
-                pass
+    stopper = Stopper()
+    with stopper.installed((signal.SIGINT, *TERMINATING)):
+        runtime = make_runtime(state, model=model, toolsets=toolsets, yolo=yolo, emit=stopper.watch(sink), ask=None)
+        stopper.runtime = runtime
+        record = None
+        async with runtime:
+            key = new_session_key()
+            if session:
+                key = (await key_for_session(runtime.store, session)).session_key
+            elif cont:
+                row = await last_workspace_session(runtime.store, str(runtime.kernel.workspace))
+                if row is None:
+                    raise UsageError("--continue: no earlier session in this workspace; run without it to start one")
+                key = row.session_key
+            if stopper.signal is None:
+                try:
+                    record = await stopper.run(runtime.run_turn(prompt, session_key=key))
+                except asyncio.CancelledError:
+                    if not stopper.stopped_by_signal():
+                        raise
+    if record is None:  # a signal arrived before the turn's body started: nothing ran
+        code = exit_code("interrupted")
+        if as_json:
+            out.write(json.dumps({"type": "result", "end_reason": "interrupted", "exit_code": code, "text": "",
+                                  "error": f"stopped by {stopper.name} before the turn started"}) + "\n")
+            out.flush()
+        err.write(f"talaria: stopped by {stopper.name} before the turn started (exit {code})\n")
+        err.flush()
+        return code
     code = exit_code(record.end_reason)
     if as_json:
         out.write(json.dumps({
@@ -131,6 +140,7 @@ async def run_once(
         out.write(record.final_text.rstrip("\n") + "\n")
     out.flush()
     if record.end_reason != "completed":
-        err.write(f"talaria: turn ended {record.end_reason}: {record.error or 'no detail'} (exit {code})\n")
+        by = f" (stopped by {stopper.name})" if stopper.signal is not None else ""
+        err.write(f"talaria: turn ended {record.end_reason}{by}: {record.error or 'no detail'} (exit {code})\n")
         err.flush()
     return code

@@ -3,7 +3,7 @@
 One event loop and one :class:`Runtime` for the REPL's whole life (MCP servers connect
 once, in the background, while the first prompt is typed). The model chain is resolved
 before the first prompt is shown: with no provider configured the command prints what to
-set and exits 2.
+set and exits 2. SIGTERM and SIGHUP end it like Ctrl-C ends a turn, then exit 5.
 """
 
 from __future__ import annotations
@@ -18,8 +18,10 @@ from typing import Any
 from talaria import UsageError
 
 from .approve import Approver
+from .exitcodes import exit_code
 from .host import key_for_session, last_workspace_session, make_runtime, new_session_key
 from .render import TurnRenderer
+from .signals import Stopper
 from .slash import SlashContext, dispatch
 
 __all__ = ["PROMPT", "Repl"]
@@ -38,6 +40,7 @@ class Repl:
         self.renderer = TurnRenderer(sys.stdout)
         self.session_key = new_session_key()
         self.runtime: Any = None
+        self.stopper = Stopper()
         self._on_sigint: Callable[[], None] | None = None
 
     # ------------------------------------------------------------------ output
@@ -67,31 +70,52 @@ class Repl:
 
     # ------------------------------------------------------------------ main loop
     async def main(self) -> int:
+        """Run the conversation; 0 after Ctrl-D or /exit, 5 after SIGTERM/SIGHUP (see :mod:`.signals`)."""
         approver = Approver(self.renderer, on_interrupt=lambda: self.runtime.interrupt(),
                             after_prompt=self._install_sigint)
-        # Raises ConfigError (exit 2, first-run message) before any prompt is shown.
-        self.runtime = make_runtime(self.state, model=self.model, toolsets=self.toolsets, yolo=self.yolo,
-                                    emit=self.renderer, ask=approver)
-        async with self.runtime:
-            await self._pick_session()
-            self._banner()
-            session = self._prompt_session()
-            while True:
+        stopper = self.stopper
+        with stopper.installed():
+            # Raises ConfigError (exit 2, first-run message) before any prompt is shown.
+            self.runtime = make_runtime(self.state, model=self.model, toolsets=self.toolsets, yolo=self.yolo,
+                                        emit=stopper.watch(self.renderer), ask=approver)
+            stopper.runtime = self.runtime
+            async with self.runtime:
                 try:
-                    text = await self._read(session)
-                except KeyboardInterrupt:
-                    continue
-                except EOFError:
-                    break
-                if not text.strip():
-                    continue
-                if text.lstrip().startswith("/"):
-                    if not await self._busy(dispatch(self, text.strip())):
-                        break
-                    continue
-                await self._turn(text)
+                    await stopper.run(self._conversation())
+                except asyncio.CancelledError:
+                    if not stopper.stopped_by_signal():
+                        raise
+        if stopper.signal is not None:
+            return self._terminated()
         self.renderer.newline()
         return 0
+
+    async def _conversation(self) -> None:
+        await self._pick_session()
+        self._banner()
+        session = self._prompt_session()
+        while self.stopper.signal is None:
+            try:
+                text = await self._read(session)
+            except KeyboardInterrupt:
+                continue
+            except EOFError:
+                break
+            if not text.strip():
+                continue
+            if text.lstrip().startswith("/"):
+                if not await self._busy(dispatch(self, text.strip())):
+                    break
+                continue
+            await self._turn(text)
+
+    def _terminated(self) -> int:
+        code = exit_code("interrupted")
+        try:  # after SIGHUP the terminal may be gone
+            self.say(f"stopped by {self.stopper.name}")
+        except OSError:
+            pass
+        return code
 
     async def _pick_session(self) -> None:
         store = self.runtime.store
