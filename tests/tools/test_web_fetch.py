@@ -190,3 +190,15 @@ def test_html_to_text_skips_chrome_and_keeps_structure() -> None:
     assert text.splitlines()[0] == "### Head"
     assert "a&b jump https://e.com/" in text
     assert "| 1 | 2" in text and "menu" not in text and "Click" not in text
+
+
+@pytest.mark.parametrize("host", ["intranet.example.com", "mixed.example.com"])
+async def test_a_public_name_resolving_to_a_private_address_is_refused(host: str, ctx, monkeypatch) -> None:
+    answers = {"intranet.example.com": ["10.0.0.5"], "mixed.example.com": ["93.184.216.34", "127.0.0.1"]}
+
+    def fake_dns(name: str, *args: object, **kwargs: object) -> list:
+        return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", (ip, 80)) for ip in answers[name]]
+
+    monkeypatch.setattr(socket, "getaddrinfo", fake_dns)  # no real DNS query, nothing is contacted
+    with pytest.raises(ToolError, match=f"{host} resolves to the private/local address"):
+        await fetch(ctx, f"http://{host}/")
