@@ -7,8 +7,6 @@ Observer hooks may be ``async def``: their coroutines are awaited with a time bo
 
 from __future__ import annotations
 
-import asyncio
-import inspect
 import logging
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -85,6 +83,9 @@ class Hooks:
 
     async def notify(self, hook: str, **kwargs: Any) -> None:
         """Call an observer hook on every plugin; await coroutines with a time bound."""
+        import asyncio  # here, not at import: commands that run no turn never load asyncio
+        import inspect
+
         for plugin, impl in self._impls(hook):
             try:
                 result = self._call(impl, kwargs)

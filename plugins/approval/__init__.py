@@ -21,16 +21,14 @@ answers. Calls that need nothing return None (abstain). See ``README.md``.
 
 from __future__ import annotations
 
+import importlib
 import logging
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import talaria
 from talaria import ToolCall, ToolContext, Verdict
-
-from ._classify import RULES, classify_all, classify_command
-from ._memory import FILE_NAME, SESSION_KEY, always_rules, is_remembered, remember
-from ._paths import sensitive_write
 
 __all__ = [
     "FILE_NAME",
@@ -45,6 +43,25 @@ __all__ = [
 ]
 
 log = logging.getLogger("talaria.approval")
+
+#: Re-exported helpers and where they live. The rule tables (many compiled regexes) load
+#: on the first classified call, not when the plugin loads: a turn with no tool call does
+#: not pay for them.
+_LAZY = {
+    "RULES": "_classify", "classify_all": "_classify", "classify_command": "_classify",
+    "FILE_NAME": "_memory", "SESSION_KEY": "_memory", "always_rules": "_memory",
+    "is_remembered": "_memory", "remember": "_memory",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
 _YOLO_WARNED = "approvals.yolo_warned"
 _FILE_WRITERS = ("write_file", "edit_file")
 
@@ -59,6 +76,8 @@ def _write_findings(call: ToolCall, ctx: ToolContext) -> list[tuple[str, str]]:
     raw = call.arguments.get("path")
     if not isinstance(raw, str) or not raw.strip():
         return []
+    from ._paths import sensitive_write
+
     root = Path(ctx.workspace).expanduser().resolve()
     path = Path(raw.strip()).expanduser()
     resolved = (path if path.is_absolute() else root / path).resolve()
@@ -82,6 +101,8 @@ def findings_for(call: ToolCall, ctx: ToolContext) -> list[tuple[str, str]]:
     if call.name == "terminal":
         command = call.arguments.get("command")
         if isinstance(command, str):
+            from ._classify import classify_all
+
             found += classify_all(command, workspace=str(Path(ctx.workspace).expanduser().resolve()))
     elif call.name in _FILE_WRITERS:
         found += _write_findings(call, ctx)
@@ -103,6 +124,8 @@ def pre_tool_call(call: ToolCall, ctx: ToolContext) -> Verdict | None:
     found = findings_for(call, ctx)
     if not found:
         return None
+    from ._memory import is_remembered
+
     pending = [(rule, reason) for rule, reason in found if not is_remembered(ctx, rule)]
     if not pending:
         return Verdict.allow("approved earlier: " + ", ".join(rule for rule, _ in found))

@@ -9,14 +9,45 @@ Schemas are deliberately terse: every byte is sent on every request.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import talaria
-from talaria import Tool, Toolset
+from talaria import Tool, ToolContext, Toolset
 
-from ._read import list_dir, read_file
-from ._search import search_files
-from ._write import edit_file, write_file
+# The handlers' modules (path checks, diffing, .gitignore parsing) are imported on the first
+# call, not when the plugin loads: a turn that reads no file does not pay for them.
+
+
+async def read_file(arguments: Mapping[str, Any], ctx: ToolContext) -> str:
+    from ._read import read_file as handler
+
+    return await handler(arguments, ctx)
+
+
+async def write_file(arguments: Mapping[str, Any], ctx: ToolContext) -> str:
+    from ._write import write_file as handler
+
+    return await handler(arguments, ctx)
+
+
+async def edit_file(arguments: Mapping[str, Any], ctx: ToolContext) -> str:
+    from ._write import edit_file as handler
+
+    return await handler(arguments, ctx)
+
+
+async def list_dir(arguments: Mapping[str, Any], ctx: ToolContext) -> str:
+    from ._read import list_dir as handler
+
+    return await handler(arguments, ctx)
+
+
+async def search_files(arguments: Mapping[str, Any], ctx: ToolContext) -> str:
+    from ._search import search_files as handler
+
+    return await handler(arguments, ctx)
+
 
 _S = {"type": "string"}
 _INT = {"type": "integer", "minimum": 1}

@@ -22,9 +22,17 @@ from typing import Any
 import talaria
 from talaria import ToolCall, ToolContext, ToolResult
 
-from ._patterns import PATTERNS, is_secret_name, secret_env_values
-
 __all__ = ["RedactingFilter", "is_secret_name", "post_tool_call", "redact"]
+
+
+def __getattr__(name: str) -> Any:
+    # The pattern table (many compiled regexes) loads on the first redaction, not when the
+    # plugin loads: a turn that calls no tool does not pay for it.
+    if name in ("PATTERNS", "is_secret_name", "secret_env_values"):
+        from . import _patterns
+
+        return getattr(_patterns, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def redact(text: str, *, environ: Mapping[str, str] | None = None, extra: Iterable[str] = ()) -> str:
@@ -35,6 +43,8 @@ def redact(text: str, *, environ: Mapping[str, str] | None = None, extra: Iterab
     """
     if not text:
         return text
+    from ._patterns import PATTERNS, secret_env_values
+
     for name, value in secret_env_values(os.environ if environ is None else environ):
         if value in text:
             text = text.replace(value, f"[REDACTED:env:{name}]")

@@ -9,7 +9,7 @@ Dangerous-command policy is not here: the ``approval`` plugin inspects commands 
 
 from __future__ import annotations
 
-import asyncio
+import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -17,8 +17,8 @@ from typing import Any
 import talaria
 from talaria import SessionInfo, Tool, ToolContext, ToolError, Toolset
 
-from . import _background, _procs
-from ._run import run_command
+# The process machinery (``_run``, ``_background``, ``_procs``) is imported on the first
+# call of a tool, not when the plugin loads: a turn that runs no command does not pay for it.
 
 __all__ = ["TOOLS", "terminal", "process"]
 
@@ -43,6 +43,8 @@ async def terminal(arguments: Mapping[str, Any], ctx: ToolContext) -> str:
     opts = _options(ctx)
     max_output = int(opts.get("max_output", 16_000))
     if arguments.get("background"):
+        from . import _background
+
         proc = _background.start(command, _cwd(ctx), ctx.session_id)
         return (
             f"Started background process {proc.id} (pid {proc.pid}). "
@@ -51,10 +53,16 @@ async def terminal(arguments: Mapping[str, Any], ctx: ToolContext) -> str:
     default = float(opts.get("timeout", 120))
     ceiling = float(opts.get("max_timeout", 600))
     timeout = min(float(arguments.get("timeout") or default), ceiling)
+    from ._run import run_command
+
     return await run_command(command, _cwd(ctx), timeout=timeout, max_chars=max_output)
 
 
 async def process(arguments: Mapping[str, Any], ctx: ToolContext) -> str:
+    import asyncio
+
+    from . import _background, _procs
+
     action = arguments["action"]
     max_output = int(_options(ctx).get("max_output", 16_000))
     if action == "list":
@@ -129,5 +137,10 @@ def register_tools(register: talaria.Registrar[Any]) -> None:
 @talaria.hookimpl
 async def on_session_end(session: SessionInfo) -> None:
     """Background processes do not outlive the session that started them."""
+    _background = sys.modules.get(f"{__name__}._background")
+    if _background is None:  # never imported: this process started no background command
+        return
     if _background.session_procs(session.id):
+        import asyncio
+
         await asyncio.to_thread(_background.kill_session, session.id)

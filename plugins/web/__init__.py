@@ -6,21 +6,17 @@ XML pass through; other content types are refused. Bounded by ``[tools.web]``:
 ``timeout`` (30 s for the whole fetch), ``max_bytes`` (5 MB read from the server),
 ``max_chars`` (20 000 characters returned unless the call asks for up to 100 000),
 ``allow_private`` (false). Results are marked untrusted: page text is data, not
-instructions. httpx is imported on first use.
+instructions. httpx, the HTML parser and the address checks are imported on first use.
 """
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urljoin
 
 import talaria
 from talaria import Tool, ToolContext, ToolError, Toolset
-
-from ._html import html_to_text
-from ._net import check_url
 
 __all__ = ["TOOLS", "web_fetch"]
 
@@ -40,6 +36,8 @@ async def web_fetch(arguments: Mapping[str, Any], ctx: ToolContext) -> str:
     opts = _options(ctx)
     max_chars = min(int(arguments.get("max_chars") or opts.get("max_chars", 20_000)), HARD_MAX_CHARS)
     time_cap = float(opts.get("timeout", 30))
+    import asyncio
+
     try:
         async with asyncio.timeout(time_cap):
             return await _fetch(
@@ -56,6 +54,8 @@ async def web_fetch(arguments: Mapping[str, Any], ctx: ToolContext) -> str:
 
 async def _fetch(url: str, *, allow_private: bool, max_bytes: int, max_chars: int, time_cap: float, trust_env: bool) -> str:
     import httpx
+
+    from ._net import check_url
 
     headers = {
         "User-Agent": f"Talaria/{talaria.__version__} (web_fetch)",
@@ -108,6 +108,8 @@ async def _render(response: Any, *, max_bytes: int, max_chars: int) -> str:
     head = bytes(body[:1024]).lower()
     title = ""
     if "html" in ctype or (not ctype and (b"<html" in head or b"<!doctype html" in head)):
+        from ._html import html_to_text
+
         title, text = html_to_text(text, final)
     elif not (ctype.startswith("text/") or any(kind in ctype for kind in _TEXTUAL) or (not ctype and b"\0" not in head)):
         raise ToolError(
