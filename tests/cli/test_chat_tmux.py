@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import os
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import time
 import uuid
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -60,16 +63,28 @@ class Pane:
         return self.wait_for(ready, f"prompt #{count}", timeout)
 
 
-@pytest.fixture()
-def pane(home: Path, workspace: Path) -> Iterator[Pane]:
-    name = f"talaria-test-{uuid.uuid4().hex[:8]}"
+def _chat_command(home: Path, exit_file: Path | None = None) -> str:
     command = f"env TALARIA_HOME={shlex.quote(str(home))} NO_COLOR=1 {shlex.quote(sys.executable)} -m talaria chat"
+    if exit_file is None:
+        return command
+    return f"sh -c {shlex.quote(f'{command}; echo $? > {shlex.quote(str(exit_file))}')}"
+
+
+@contextmanager
+def _tmux(workspace: Path, command: str) -> Iterator[Pane]:
+    name = f"talaria-test-{uuid.uuid4().hex[:8]}"
     subprocess.run(["tmux", "new-session", "-d", "-s", name, "-x", "160", "-y", "50", "-c", str(workspace), command],
                    check=True)
     try:
         yield Pane(name)
     finally:
         subprocess.run(["tmux", "kill-session", "-t", name], capture_output=True)
+
+
+@pytest.fixture()
+def pane(home: Path, workspace: Path) -> Iterator[Pane]:
+    with _tmux(workspace, _chat_command(home)) as pane:
+        yield pane
 
 
 def test_chat_session_in_tmux(fake: FakeLLMServer, home: Path, workspace: Path, pane: Pane) -> None:
@@ -142,3 +157,59 @@ def test_chat_session_in_tmux(fake: FakeLLMServer, home: Path, workspace: Path, 
     pane.send("C-d")
     pane.wait_for(lambda s: subprocess.run(["tmux", "has-session", "-t", pane.name],
                                            capture_output=True).returncode != 0, "the REPL to exit", timeout=30)
+
+
+def _wait_file(path: Path, timeout: float = 60.0) -> str:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if path.exists() and path.read_text().strip():
+            return path.read_text().strip()
+        time.sleep(0.1)
+    raise AssertionError(f"{path} never appeared")
+
+
+def _proc_field(pid: int, index: int) -> str:
+    """A field of /proc/PID/stat after the command name (0 = state, 1 = parent pid)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[index]
+    except FileNotFoundError:
+        return ""
+
+
+def test_sigterm_during_a_tool_and_sighup_at_the_prompt_exit_5(fake: FakeLLMServer, home: Path,
+                                                                workspace: Path) -> None:
+    # SIGTERM while a long tool runs: the turn ends interrupted, the tool's process is gone
+    exit_file, pid_file = workspace / "exit-code", workspace / "tool.pid"
+    with _tmux(workspace, _chat_command(home, exit_file)) as pane:
+        pane.wait_prompt(1, timeout=90)
+        fake.queue(Reply(tool_calls=[FakeToolCall(name="terminal",
+                                                  arguments={"command": f"echo $$ > {pid_file}; exec sleep 45"})]))
+        pane.type("run something long")
+        tool_pid = int(_wait_file(pid_file))
+        chat_pid = int(_proc_field(tool_pid, 1))
+        assert "talaria" in Path(f"/proc/{chat_pid}/cmdline").read_text()
+        os.kill(chat_pid, signal.SIGTERM)
+        assert _wait_file(exit_file, timeout=25) == "5"
+        assert _proc_field(tool_pid, 0) in ("", "Z") or not Path(f"/proc/{tool_pid}").exists()
+
+    # the transcript stayed valid: the next chat resumes it and the model sees a paired result
+    exit_file.unlink()
+    with _tmux(workspace, _chat_command(home, exit_file)) as pane:
+        pane.wait_prompt(1, timeout=90)
+        pane.type("/resume run something long")
+        pane.wait_text("Resumed ")
+        fake.queue(Reply(text="Resumed after SIGTERM."))
+        pane.type("still there?")
+        pane.wait_text("Resumed after SIGTERM.")
+        messages = fake.last_request.json["messages"]
+        calls = [c["id"] for m in messages if m["role"] == "assistant" for c in m.get("tool_calls") or []]
+        results = [m["tool_call_id"] for m in messages if m["role"] == "tool"]
+        assert calls and calls == results
+        # SIGHUP at the prompt (the terminal went away): the REPL leaves with exit 5
+        pane.wait_prompt(3)
+        shell_pid = subprocess.run(["tmux", "display-message", "-p", "-t", pane.name, "#{pane_pid}"],
+                                   capture_output=True, text=True, check=True).stdout.strip()
+        chat_pid = int(subprocess.run(["pgrep", "-P", shell_pid], capture_output=True, text=True).stdout.split()[0])
+        assert "talaria" in Path(f"/proc/{chat_pid}/cmdline").read_text()
+        os.kill(chat_pid, signal.SIGHUP)
+        assert _wait_file(exit_file, timeout=25) == "5"
