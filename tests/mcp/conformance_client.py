@@ -10,16 +10,23 @@ Exit status 0 when the scenario's action completed.
 
 from __future__ import annotations
 
-import asyncio
 import os
 import sys
-import tempfile
-import time
-from pathlib import Path
-from typing import Any
 
-from talaria import Services, ToolCall, ToolContext
-from talaria.testing import load_plugin_module
+if __name__ == "__main__" and os.environ.get("MCP_CONFORMANCE_SCENARIO", "").startswith("auth/"):
+    # The bridge has no OAuth client (see expected-failures.yml): decline at once, before
+    # any import, instead of spending the suite's CPU on a connection that cannot succeed.
+    print("talaria mcp bridge: OAuth is not supported", file=sys.stderr)
+    sys.exit(1)
+
+import asyncio  # noqa: E402
+import tempfile  # noqa: E402
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
+from typing import Any  # noqa: E402
+
+from talaria import Services, ToolCall, ToolContext  # noqa: E402
+from talaria.testing import load_plugin_module  # noqa: E402
 
 SCENARIO_CALLS: dict[str, tuple[str, dict[str, Any]]] = {
     "tools_call": ("add_numbers", {"a": 5, "b": 3}),
@@ -63,9 +70,4 @@ async def main(url: str) -> int:
 
 
 if __name__ == "__main__":
-    if os.environ.get("MCP_CONFORMANCE_SCENARIO", "").startswith("auth/"):
-        # The bridge has no OAuth client (see expected-failures.yml): decline at once instead
-        # of spending the suite's CPU on a connection that cannot succeed.
-        print("talaria mcp bridge: OAuth is not supported", file=sys.stderr)
-        sys.exit(1)
     sys.exit(asyncio.run(main(sys.argv[-1])))

@@ -10,8 +10,12 @@ from __future__ import annotations
 import os
 import sys
 
-from mcp.server import MCPServer
-from mcp.server.mcpserver import Context
+if __name__ == "__main__" and "--fail" in sys.argv:  # before the SDK import: retries stay cheap
+    print("probe server: refusing to start (--fail)", file=sys.stderr)
+    sys.exit(2)
+
+from mcp.server import MCPServer  # noqa: E402
+from mcp.server.mcpserver import Context  # noqa: E402
 
 server = MCPServer("probe")
 
@@ -67,7 +71,4 @@ def long_name() -> str:
 
 
 if __name__ == "__main__":
-    if "--fail" in sys.argv:
-        print("probe server: refusing to start (--fail)", file=sys.stderr)
-        sys.exit(2)
     server.run("stdio")
