@@ -18,13 +18,39 @@ Typical use by the turn engine::
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from .auth_store import load_keys
-from .cost import cost_of, prices_for
-from .credentials import CredentialPool, PoolEntry, PoolSettings
-from .policy import PolicyOutcome, RetrySettings, call_with_policy
-from .profiles import ProviderSet, effective_profiles, host_of
-from .resolve import ResolvedModel, default_model_chain, first_run_message, resolve_model
+# Resolved lazily (PEP 562): the provider plugins import the public helpers that live in
+# this package (``classify``, ``profile_table``, ``api_kit``) when they are loaded, and
+# that must not pull in the pool, the policy and their imports for commands that never
+# call a model.
+_EXPORTS: dict[str, str] = {
+    "load_keys": "auth_store",
+    **dict.fromkeys(["cost_of", "prices_for"], "cost"),
+    **dict.fromkeys(["CredentialPool", "PoolEntry", "PoolSettings"], "credentials"),
+    **dict.fromkeys(["PolicyOutcome", "RetrySettings", "call_with_policy"], "policy"),
+    **dict.fromkeys(["ProviderSet", "effective_profiles", "host_of"], "profiles"),
+    **dict.fromkeys(["ResolvedModel", "default_model_chain", "first_run_message", "resolve_model"], "resolve"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _EXPORTS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(f".{_EXPORTS[name]}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+if TYPE_CHECKING:
+    from .auth_store import load_keys
+    from .cost import cost_of, prices_for
+    from .credentials import CredentialPool, PoolEntry, PoolSettings
+    from .policy import PolicyOutcome, RetrySettings, call_with_policy
+    from .profiles import ProviderSet, effective_profiles, host_of
+    from .resolve import ResolvedModel, default_model_chain, first_run_message, resolve_model
 
 __all__ = [
     "CredentialPool",
@@ -48,4 +74,6 @@ __all__ = [
 
 def stored_providers(home: Path) -> frozenset[str]:
     """Names of providers that have keys stored with ``talaria auth add``."""
+    from .auth_store import load_keys
+
     return frozenset(k.provider for k in load_keys(home))

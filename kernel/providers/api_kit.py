@@ -17,12 +17,12 @@ An API mode's ``complete(request, credential, on_delta)`` must bound the call by
                 emit(Delta(kind="text", text=sdk_field(chunk, "text", "")))
         ...
 
-Nothing here imports an SDK.
+Nothing here imports an SDK, nor ``asyncio`` until a call runs (plugins import these
+helpers at load time, also for commands that never call a model).
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
@@ -54,6 +54,8 @@ class SdkClientCache:
 
     def get(self, base_url: str, credential: Credential) -> Any:
         """The client for ``base_url`` and the credential's key (:data:`NO_KEY` when it has none)."""
+        import asyncio
+
         loop_id = id(asyncio.get_running_loop())
         key = credential.key or NO_KEY
         for stale in [k for k in self._clients if k[2] != loop_id]:
@@ -92,6 +94,8 @@ async def run_model_call(request: ModelRequest, on_delta: DeltaSink | None,
       :func:`talaria.classify_provider_error`), chained to the original.
     """
 
+    import asyncio
+
     def emit(delta: Delta) -> None:
         if on_delta is None:
             return
@@ -126,6 +130,8 @@ class _StallBounded:
         return self
 
     async def __anext__(self) -> Any:
+        import asyncio
+
         seconds = self._request.stall_timeout
         try:
             async with asyncio.timeout(seconds):

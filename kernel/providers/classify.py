@@ -14,8 +14,7 @@ Exported from :mod:`talaria`: :func:`classify_provider_error`, :func:`provider_e
 
 from __future__ import annotations
 
-import asyncio
-import email.utils
+import functools
 import json
 import re
 import time
@@ -26,12 +25,11 @@ from talaria import ErrorKind, ProviderError
 
 __all__ = ["classify_provider_error", "is_context_overflow", "parse_retry_after", "provider_error_kind"]
 
-_OVERFLOW = re.compile(
+_OVERFLOW = (
     r"context[_ ]length|context window|maximum context|prompt is too long|prompt too long"
     r"|too many (?:input )?tokens|input is too long|input too long|reduce the length"
     r"|maximum number of tokens|exceed\w* (?:the )?(?:model'?s? )?(?:max\w* context|context)"
-    r"|token limit",
-    re.IGNORECASE,
+    r"|token limit"
 )
 
 #: provider error ``type``/``code`` strings → kind (Anthropic types, OpenAI codes).
@@ -52,13 +50,18 @@ _MALFORMED_NAMES = frozenset({"APIResponseValidationError", "DecodingError", "SS
 _TRANSPORT_NAMES = frozenset({"TransportError", "NetworkError", "ProtocolError", "ConnectionError", "OSError"})
 
 
+@functools.cache
+def _overflow() -> re.Pattern[str]:
+    return re.compile(_OVERFLOW, re.IGNORECASE)  # compiled on first use: keeps plugin loading cheap
+
+
 def is_context_overflow(text: str) -> bool:
     """True when a provider's error message says the prompt does not fit the model's window.
 
     Recognizes the wordings of OpenAI, Anthropic, Gemini, Mistral, DeepSeek, vLLM, Ollama
     and similar servers ("maximum context length", "prompt is too long", …).
     """
-    return bool(_OVERFLOW.search(text or ""))
+    return bool(_overflow().search(text or ""))
 
 
 def parse_retry_after(headers: Mapping[str, str] | None) -> float | None:
@@ -83,6 +86,8 @@ def parse_retry_after(headers: Mapping[str, str] | None) -> float | None:
         return max(0.0, float(raw))
     except ValueError:
         pass
+    import email.utils  # an HTTP date: rare, and email/datetime/calendar cost a few ms to import
+
     try:
         when = email.utils.parsedate_to_datetime(raw)
     except (TypeError, ValueError):
@@ -155,7 +160,7 @@ def classify_provider_error(exc: BaseException, provider: str = "") -> ProviderE
         return exc
     names = _names(exc)
     detail = str(exc) or type(exc).__name__
-    if isinstance(exc, (asyncio.TimeoutError, TimeoutError)) or names & _TIMEOUT_NAMES:
+    if isinstance(exc, TimeoutError) or names & _TIMEOUT_NAMES:  # asyncio.TimeoutError too
         return ProviderError(ErrorKind.TIMEOUT, f"request timed out ({detail})", provider=provider)
     if isinstance(exc, json.JSONDecodeError) or names & _MALFORMED_NAMES:
         return ProviderError(ErrorKind.MALFORMED, f"malformed response from the provider: {detail}",
