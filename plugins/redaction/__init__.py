@@ -4,9 +4,17 @@ Contract: :func:`redact` replaces every secret (see ``_patterns``: secret-lookin
 environment values and key-shaped strings) with ``[REDACTED:<kind>]`` and leaves other
 text byte-identical. The ``post_tool_call`` hook returns a copy of the result with its
 content redacted, or None when there was nothing to redact, so secrets a tool printed
-never reach the store or the model. :class:`RedactingFilter` applies the same to log
-records. Config ``[redaction] enabled = false`` turns the hook off (not recommended);
-``[redaction] extra_patterns = ["regex", …]`` adds patterns (kind ``custom``).
+never reach the store or the model. Config ``[redaction] enabled = false`` turns that hook
+off (not recommended); ``[redaction] extra_patterns = ["regex", …]`` adds patterns (kind
+``custom``).
+
+Logs: loading this plugin calls :func:`install_log_redaction`, so the message, the
+exception text and the stack text of every log record made in the process afterwards are
+redacted *when the record is created* — whatever handler, formatter or log file receives it
+(``talaria.*`` loggers, plugins' loggers and the SDKs' alike). A ``logging.Filter`` on the
+``talaria`` logger would not do: Python applies a logger's filters only to records logged on
+that very logger, not on ``talaria.turn`` and the other children. :class:`RedactingFilter`
+is the same redaction for a handler of your own.
 """
 
 from __future__ import annotations
@@ -22,7 +30,8 @@ from typing import Any
 import talaria
 from talaria import ToolCall, ToolContext, ToolResult
 
-__all__ = ["RedactingFilter", "is_secret_name", "post_tool_call", "redact"]
+__all__ = ["RedactingFilter", "install_log_redaction", "is_secret_name", "log_redaction_installed", "post_tool_call",
+           "redact"]
 
 
 def __getattr__(name: str) -> Any:
@@ -93,11 +102,54 @@ def post_tool_call(call: ToolCall, result: ToolResult, ctx: ToolContext) -> Tool
 
 
 class RedactingFilter(logging.Filter):
-    """A logging filter that redacts secrets from each record's formatted message."""
+    """A logging filter that redacts secrets from each record (message, exception, stack)."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        message = record.getMessage()
-        cleaned = redact(message)
-        if cleaned != message:
-            record.msg, record.args = cleaned, None
+        _redact_record(record)
         return True
+
+
+def _redact_record(record: logging.LogRecord) -> None:
+    try:
+        message = record.getMessage()
+    except Exception:  # bad format arguments: logging reports that itself when it emits
+        return
+    cleaned = redact(message)
+    if cleaned != message:
+        record.msg, record.args = cleaned, None
+    if record.exc_info and not record.exc_text:
+        text = logging.Formatter().formatException(record.exc_info)
+        cleaned = redact(text)
+        if cleaned != text:  # formatters print exc_text instead of formatting exc_info again
+            record.exc_text = cleaned
+    if record.stack_info:
+        record.stack_info = redact(record.stack_info)
+
+
+def install_log_redaction() -> bool:
+    """Redact every log record this process creates from now on (see the module docstring).
+
+    Wraps the current ``logging`` record factory, so handlers and log files configured
+    earlier or later all receive redacted records. Idempotent; returns True when it
+    installed the wrapper, False when it was already installed.
+    """
+    if log_redaction_installed():
+        return False
+    make = logging.getLogRecordFactory()
+
+    def factory(*args: Any, **kwargs: Any) -> logging.LogRecord:
+        record = make(*args, **kwargs)
+        _redact_record(record)
+        return record
+
+    factory._talaria_redacting = True  # type: ignore[attr-defined]
+    logging.setLogRecordFactory(factory)
+    return True
+
+
+def log_redaction_installed() -> bool:
+    """True when :func:`install_log_redaction` is in effect."""
+    return bool(getattr(logging.getLogRecordFactory(), "_talaria_redacting", False))
+
+
+install_log_redaction()  # plugin load: from here on, no secret reaches a log
