@@ -26,7 +26,7 @@ EXIT_CODES: dict[str, int] = {
 EXIT_HELP = (
     "Exit codes: 0 completed; 1 provider_error; 2 usage or configuration error "
     "(no provider configured, bad --model, unknown --session); 3 budget_exhausted; "
-    "4 guardrail_halt; 5 interrupted, lease_lost or watchdog; "
+    "4 guardrail_halt; 5 interrupted (Ctrl-C, SIGTERM, SIGHUP), lease_lost or watchdog; "
     "6 persistence_failed or compression_failed; 7 empty_response."
 )
 
