@@ -20,7 +20,7 @@ from .base import Lease
 from .owner import owner_alive, parse_owner
 
 if TYPE_CHECKING:
-    import aiosqlite
+    from ._db import DbConnection
 
 __all__ = ["LeaseMixin"]
 
@@ -31,6 +31,15 @@ def _describe(row: Any, session_key: str) -> str:
     left = row[2] - time.time()
     state = f"expires in {left:.0f} s" if left > 0 else f"expired {-left:.0f} s ago"
     return f"the lease of {session_key!r} is held by {row[0]} (generation {row[1]}, {state})"
+
+
+def _free_lease(conn: DbConnection, lease: Lease) -> None:
+    """Inside a write transaction: free ``lease`` if its generation still holds the row."""
+    conn.execute(
+        "UPDATE turn_leases SET owner = NULL, expires_at = 0, host = '', pid = 0 "
+        "WHERE session_key = ? AND owner = ? AND generation = ?",
+        (lease.session_key, lease.owner, lease.generation),
+    )
 
 
 class LeaseMixin:
@@ -48,11 +57,11 @@ class LeaseMixin:
         _read: Callable[..., Awaitable[Any]]
         _write: Callable[..., Awaitable[Any]]
 
-    async def _check_fence(
-        self, conn: aiosqlite.Connection, fence: Lease, session_key: str | None
+    def _check_fence(
+        self, conn: DbConnection, fence: Lease, session_key: str | None
     ) -> None:
         """Inside a write transaction: raise LeaseLost unless ``fence`` is still held."""
-        rows = await conn.execute_fetchall(
+        rows = conn.execute_fetchall(
             "SELECT owner, generation, expires_at FROM turn_leases WHERE session_key = ?",
             (fence.session_key,),
         )
@@ -91,44 +100,49 @@ class LeaseMixin:
         happens at once, not after the TTL. Every acquisition increments ``generation``. Not
         re-entrant: an owner already holding the lease gets None (release it first).
         """
+
+        def body(conn: DbConnection) -> Lease | None:
+            return self._take_lease(conn, session_key, owner, ttl)
+
+        return await self._write(body, f"acquire the lease of {session_key!r}")
+
+    def _take_lease(self, conn: DbConnection, session_key: str, owner: str, ttl: float) -> Lease | None:
+        """Inside a write transaction: :meth:`try_acquire_lease`'s work."""
         ident = parse_owner(owner)
         host, pid = (ident.host, ident.pid) if ident else ("", 0)
 
-        async def body(conn: aiosqlite.Connection) -> Lease | None:
-            now = time.time()
-            rows = await conn.execute_fetchall(
-                "SELECT owner, generation, expires_at FROM turn_leases WHERE session_key = ?",
-                (session_key,),
+        now = time.time()
+        rows = conn.execute_fetchall(
+            "SELECT owner, generation, expires_at FROM turn_leases WHERE session_key = ?",
+            (session_key,),
+        )
+        if rows:
+            holder, generation, expires_at = rows[0]
+            if holder is not None and expires_at > now and self.liveness(holder):
+                return None
+            generation += 1
+            conn.execute(
+                "UPDATE turn_leases SET owner = ?, generation = ?, expires_at = ?, host = ?, "
+                "pid = ?, acquired_at = ? WHERE session_key = ?",
+                (owner, generation, now + ttl, host, pid, now, session_key),
             )
-            if rows:
-                holder, generation, expires_at = rows[0]
-                if holder is not None and expires_at > now and self.liveness(holder):
-                    return None
-                generation += 1
-                await conn.execute(
-                    "UPDATE turn_leases SET owner = ?, generation = ?, expires_at = ?, host = ?, "
-                    "pid = ?, acquired_at = ? WHERE session_key = ?",
-                    (owner, generation, now + ttl, host, pid, now, session_key),
-                )
-            else:
-                generation = 1
-                await conn.execute(
-                    "INSERT INTO turn_leases(session_key, owner, generation, expires_at, host, "
-                    "pid, acquired_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    (session_key, owner, generation, now + ttl, host, pid, now),
-                )
-            return Lease(
-                session_key=session_key, owner=owner, generation=generation,
-                expires_at=now + ttl, host=host, pid=pid,
+        else:
+            generation = 1
+            conn.execute(
+                "INSERT INTO turn_leases(session_key, owner, generation, expires_at, host, "
+                "pid, acquired_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (session_key, owner, generation, now + ttl, host, pid, now),
             )
-
-        return await self._write(body, f"acquire the lease of {session_key!r}")
+        return Lease(
+            session_key=session_key, owner=owner, generation=generation,
+            expires_at=now + ttl, host=host, pid=pid,
+        )
 
     async def get_lease(self, session_key: str) -> Lease | None:
         """The current holder of the key's lease (possibly expired), or None when free."""
 
-        async def body(conn: aiosqlite.Connection) -> Lease | None:
-            rows = await conn.execute_fetchall(
+        def body(conn: DbConnection) -> Lease | None:
+            rows = conn.execute_fetchall(
                 "SELECT owner, generation, expires_at, host, pid FROM turn_leases "
                 "WHERE session_key = ? AND owner IS NOT NULL",
                 (session_key,),
@@ -151,17 +165,17 @@ class LeaseMixin:
         taken over is still ours and is extended.
         """
 
-        async def body(conn: aiosqlite.Connection) -> Lease:
+        def body(conn: DbConnection) -> Lease:
             if lease.fence_key in self._revoked:
                 raise LeaseLost(f"the lease of {lease.session_key!r} was revoked")
             expires_at = time.time() + ttl
-            cursor = await conn.execute(
+            cursor = conn.execute(
                 "UPDATE turn_leases SET expires_at = ? "
                 "WHERE session_key = ? AND owner = ? AND generation = ?",
                 (expires_at, lease.session_key, lease.owner, lease.generation),
             )
             if cursor.rowcount != 1:
-                rows = await conn.execute_fetchall(
+                rows = conn.execute_fetchall(
                     "SELECT owner, generation, expires_at FROM turn_leases WHERE session_key = ?",
                     (lease.session_key,),
                 )
@@ -176,14 +190,14 @@ class LeaseMixin:
     async def release_lease(self, lease: Lease) -> None:
         """Free the lease if this owner's generation still holds it; otherwise do nothing."""
 
-        async def body(conn: aiosqlite.Connection) -> None:
-            await conn.execute(
-                "UPDATE turn_leases SET owner = NULL, expires_at = 0, host = '', pid = 0 "
-                "WHERE session_key = ? AND owner = ? AND generation = ?",
-                (lease.session_key, lease.owner, lease.generation),
-            )
+        def body(conn: DbConnection) -> None:
+            _free_lease(conn, lease)
 
         await self._write(body, f"release the lease of {lease.session_key!r}")
+        self._released(lease)
+
+    def _released(self, lease: Lease) -> None:
+        """On the loop, after a release committed: forget its revocation, wake waiters."""
         self._revoked.discard(lease.fence_key)
         waiters = self._release_events.pop(lease.session_key, None)
         if waiters is not None:
@@ -228,9 +242,9 @@ class LeaseMixin:
         """Take the session's compression lock for ``ttl`` s: True when it is free, expired,
         held by a provably dead process, or already ``holder``'s (then it is extended)."""
 
-        async def body(conn: aiosqlite.Connection) -> bool:
+        def body(conn: DbConnection) -> bool:
             now = time.time()
-            rows = await conn.execute_fetchall(
+            rows = conn.execute_fetchall(
                 "SELECT holder, expires_at FROM compression_locks WHERE session_id = ?",
                 (session_id,),
             )
@@ -238,7 +252,7 @@ class LeaseMixin:
                 current, expires_at = rows[0]
                 if current != holder and expires_at > now and self.liveness(current):
                     return False
-            await conn.execute(
+            conn.execute(
                 "INSERT INTO compression_locks(session_id, holder, acquired_at, expires_at) "
                 "VALUES (?, ?, ?, ?) ON CONFLICT(session_id) DO UPDATE SET "
                 "holder = excluded.holder, acquired_at = excluded.acquired_at, "
@@ -252,8 +266,8 @@ class LeaseMixin:
     async def unlock_compression(self, session_id: str, holder: str) -> None:
         """Release the session's compression lock if ``holder`` has it."""
 
-        async def body(conn: aiosqlite.Connection) -> None:
-            await conn.execute(
+        def body(conn: DbConnection) -> None:
+            conn.execute(
                 "DELETE FROM compression_locks WHERE session_id = ? AND holder = ?",
                 (session_id, holder),
             )

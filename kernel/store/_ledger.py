@@ -12,7 +12,7 @@ from ._codec import dumps, json_mapping
 from .base import DELIVERY_STATUSES, Delivery, Lease, UsageRow
 
 if TYPE_CHECKING:
-    import aiosqlite
+    from ._db import DbConnection
 
 __all__ = ["LedgerMixin"]
 
@@ -30,6 +30,31 @@ def _delivery(row: Sequence[Any]) -> Delivery:
     )
 
 
+def add_usage(
+    conn: DbConnection, session_id: str, provider: str, model: str, usage: Usage, cost: float | None
+) -> None:
+    """Inside a write transaction: add one model call to the session's usage totals."""
+    now = time.time()
+    conn.execute(
+        "INSERT INTO model_usage(session_id, provider, model, calls, input_tokens, "
+        "output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, cost, "
+        "first_at, last_at) VALUES (?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?) "
+        "ON CONFLICT(session_id, provider, model) DO UPDATE SET "
+        "calls = calls + 1, input_tokens = input_tokens + excluded.input_tokens, "
+        "output_tokens = output_tokens + excluded.output_tokens, "
+        "cache_read_tokens = cache_read_tokens + excluded.cache_read_tokens, "
+        "cache_write_tokens = cache_write_tokens + excluded.cache_write_tokens, "
+        "reasoning_tokens = reasoning_tokens + excluded.reasoning_tokens, "
+        "cost = CASE WHEN excluded.cost IS NULL THEN cost "
+        "ELSE coalesce(cost, 0) + excluded.cost END, last_at = excluded.last_at",
+        (
+            session_id, provider, model, usage.input_tokens, usage.output_tokens,
+            usage.cache_read_tokens, usage.cache_write_tokens, usage.reasoning_tokens,
+            cost, now, now,
+        ),
+    )
+
+
 class LedgerMixin:
     """Usage and deliveries; relies on ``_read``/``_write``/``_check_fence``."""
 
@@ -39,8 +64,8 @@ class LedgerMixin:
         _read: Callable[..., Awaitable[Any]]
         _write: Callable[..., Awaitable[Any]]
 
-        async def _check_fence(
-            self, conn: aiosqlite.Connection, fence: Lease, session_key: str | None
+        def _check_fence(
+            self, conn: DbConnection, fence: Lease, session_key: str | None
         ) -> None: ...
 
     # ------------------------------------------------------------------ usage
@@ -59,36 +84,18 @@ class LedgerMixin:
         leaves the total unchanged; the total stays None until some call has a price).
         ``provider``/``model`` name who actually served the call. Fenced when ``fence``."""
 
-        async def body(conn: aiosqlite.Connection) -> None:
+        def body(conn: DbConnection) -> None:
             if fence is not None:
-                await self._check_fence(conn, fence, None)
-            now = time.time()
-            await conn.execute(
-                "INSERT INTO model_usage(session_id, provider, model, calls, input_tokens, "
-                "output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, cost, "
-                "first_at, last_at) VALUES (?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?) "
-                "ON CONFLICT(session_id, provider, model) DO UPDATE SET "
-                "calls = calls + 1, input_tokens = input_tokens + excluded.input_tokens, "
-                "output_tokens = output_tokens + excluded.output_tokens, "
-                "cache_read_tokens = cache_read_tokens + excluded.cache_read_tokens, "
-                "cache_write_tokens = cache_write_tokens + excluded.cache_write_tokens, "
-                "reasoning_tokens = reasoning_tokens + excluded.reasoning_tokens, "
-                "cost = CASE WHEN excluded.cost IS NULL THEN cost "
-                "ELSE coalesce(cost, 0) + excluded.cost END, last_at = excluded.last_at",
-                (
-                    session_id, provider, model, usage.input_tokens, usage.output_tokens,
-                    usage.cache_read_tokens, usage.cache_write_tokens, usage.reasoning_tokens,
-                    cost, now, now,
-                ),
-            )
+                self._check_fence(conn, fence, None)
+            add_usage(conn, session_id, provider, model, usage, cost)
 
         await self._write(body, f"record usage of session {session_id}")
 
     async def session_usage(self, session_id: str) -> list[UsageRow]:
         """Usage totals of the session, one row per provider × model, first used first."""
 
-        async def body(conn: aiosqlite.Connection) -> list[UsageRow]:
-            rows = await conn.execute_fetchall(
+        def body(conn: DbConnection) -> list[UsageRow]:
+            rows = conn.execute_fetchall(
                 "SELECT session_id, provider, model, calls, input_tokens, output_tokens, "
                 "cache_read_tokens, cache_write_tokens, reasoning_tokens, cost, first_at, "
                 "last_at FROM model_usage WHERE session_id = ? ORDER BY first_at",
@@ -128,8 +135,8 @@ class LedgerMixin:
             channel=channel, target=dict(target or {}), created_at=now, updated_at=now,
         )
 
-        async def body(conn: aiosqlite.Connection) -> None:
-            await conn.execute(
+        def body(conn: DbConnection) -> None:
+            conn.execute(
                 f"INSERT INTO deliveries({_DELIVERY_COLUMNS}) "
                 "VALUES (?, ?, ?, 'pending', ?, ?, ?, 0, NULL, ?, ?)",
                 (delivery.id, session_key, text, admission_id, channel, encoded, now, now),
@@ -141,8 +148,8 @@ class LedgerMixin:
     async def get_delivery(self, delivery_id: str) -> Delivery | None:
         """The delivery with this id, or None."""
 
-        async def body(conn: aiosqlite.Connection) -> Delivery | None:
-            rows = await conn.execute_fetchall(
+        def body(conn: DbConnection) -> Delivery | None:
+            rows = conn.execute_fetchall(
                 f"SELECT {_DELIVERY_COLUMNS} FROM deliveries WHERE id = ?", (delivery_id,)
             )
             return _delivery(rows[0]) if rows else None
@@ -156,8 +163,8 @@ class LedgerMixin:
         if status not in DELIVERY_STATUSES:
             raise ValueError(f"delivery status must be one of {DELIVERY_STATUSES}, not {status!r}")
 
-        async def body(conn: aiosqlite.Connection) -> None:
-            cursor = await conn.execute(
+        def body(conn: DbConnection) -> None:
+            cursor = conn.execute(
                 "UPDATE deliveries SET status = ?, attempts = attempts + ?, "
                 "last_error = coalesce(?, last_error), updated_at = ? WHERE id = ?",
                 (status, int(status == "attempting"), error, time.time(), delivery_id),
@@ -176,8 +183,8 @@ class LedgerMixin:
         if session_key is not None:
             where, args = where + " AND session_key = ?", (session_key,)
 
-        async def body(conn: aiosqlite.Connection) -> list[Delivery]:
-            rows = await conn.execute_fetchall(
+        def body(conn: DbConnection) -> list[Delivery]:
+            rows = conn.execute_fetchall(
                 f"SELECT {_DELIVERY_COLUMNS} FROM deliveries WHERE {where} ORDER BY created_at",
                 args,
             )

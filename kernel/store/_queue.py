@@ -12,7 +12,7 @@ from ._codec import dumps, json_mapping
 from .base import Admission
 
 if TYPE_CHECKING:
-    import aiosqlite
+    from ._db import DbConnection
 
 __all__ = ["QueueMixin"]
 
@@ -30,9 +30,68 @@ def _admission(row: Sequence[Any]) -> Admission:
     )
 
 
-async def _fetch(conn: aiosqlite.Connection, where: str, args: tuple[Any, ...]) -> list[Admission]:
-    rows = await conn.execute_fetchall(f"SELECT {_COLUMNS} FROM admissions WHERE {where}", args)
+def _fetch(conn: DbConnection, where: str, args: tuple[Any, ...]) -> list[Admission]:
+    rows = conn.execute_fetchall(f"SELECT {_COLUMNS} FROM admissions WHERE {where}", args)
     return [_admission(r) for r in rows]
+
+
+def encode_payload(payload: Mapping[str, Any]) -> str:
+    try:
+        return dumps(dict(payload))
+    except (TypeError, ValueError) as exc:
+        raise PersistenceError(f"admission payload must be a JSON object: {exc}") from exc
+
+
+def insert_admission(
+    conn: DbConnection, admission_id: str, principal: str, session_key: str, request_id: str, encoded: str
+) -> tuple[Admission, bool]:
+    """Inside a write transaction: :meth:`QueueMixin.admit`'s work."""
+    cursor = conn.execute(
+        "INSERT INTO admissions(id, principal, session_key, request_id, payload, status, "
+        "created_at) VALUES (?, ?, ?, ?, ?, 'queued', ?) "
+        "ON CONFLICT(principal, session_key, request_id) DO NOTHING",
+        (admission_id, principal, session_key, request_id, encoded, time.time()),
+    )
+    rows = _fetch(
+        conn, "principal = ? AND session_key = ? AND request_id = ?", (principal, session_key, request_id)
+    )
+    return rows[0], cursor.rowcount == 1
+
+
+def head_of_queue(conn: DbConnection, session_key: str) -> Admission | None:
+    rows = _fetch(conn, "session_key = ? AND status = 'queued' ORDER BY seq LIMIT 1", (session_key,))
+    return rows[0] if rows else None
+
+
+def start_queued(conn: DbConnection, admission_id: str, owner: str) -> Admission:
+    """Inside a write transaction: :meth:`QueueMixin.start_admission`'s work."""
+    cursor = conn.execute(
+        "UPDATE admissions SET status = 'started', owner = ?, started_at = ? "
+        "WHERE id = ? AND status = 'queued'",
+        (owner, time.time(), admission_id),
+    )
+    rows = _fetch(conn, "id = ?", (admission_id,))
+    if not rows:
+        raise PersistenceError(f"no admission {admission_id}")
+    if cursor.rowcount != 1:
+        raise PersistenceError(
+            f"admission {admission_id} is {rows[0].status!r} (owner {rows[0].owner}), "
+            "not 'queued'; it must not be started again"
+        )
+    return rows[0]
+
+
+def finish(conn: DbConnection, admission_id: str, end_reason: str) -> Admission:
+    """Inside a write transaction: :meth:`QueueMixin.finish_admission`'s work."""
+    conn.execute(
+        "UPDATE admissions SET status = 'terminal', end_reason = ?, finished_at = ? "
+        "WHERE id = ? AND status != 'terminal'",
+        (end_reason, time.time(), admission_id),
+    )
+    rows = _fetch(conn, "id = ?", (admission_id,))
+    if not rows:
+        raise PersistenceError(f"no admission {admission_id}")
+    return rows[0]
 
 
 class QueueMixin:
@@ -54,34 +113,19 @@ class QueueMixin:
         status it has reached — and ``False``; there is never a second row. ``payload`` must
         be a JSON object without credentials (PersistenceError otherwise).
         """
-        try:
-            encoded = dumps(dict(payload))
-        except (TypeError, ValueError) as exc:
-            raise PersistenceError(f"admission payload must be a JSON object: {exc}") from exc
+        encoded = encode_payload(payload)
         admission_id = new_id("adm_")
 
-        async def body(conn: aiosqlite.Connection) -> tuple[Admission, bool]:
-            cursor = await conn.execute(
-                "INSERT INTO admissions(id, principal, session_key, request_id, payload, status, "
-                "created_at) VALUES (?, ?, ?, ?, ?, 'queued', ?) "
-                "ON CONFLICT(principal, session_key, request_id) DO NOTHING",
-                (admission_id, principal, session_key, request_id, encoded, time.time()),
-            )
-            created = cursor.rowcount == 1
-            rows = await _fetch(
-                conn,
-                "principal = ? AND session_key = ? AND request_id = ?",
-                (principal, session_key, request_id),
-            )
-            return rows[0], created
+        def body(conn: DbConnection) -> tuple[Admission, bool]:
+            return insert_admission(conn, admission_id, principal, session_key, request_id, encoded)
 
         return await self._write(body, f"admit request {request_id!r} for {session_key!r}")
 
     async def get_admission(self, admission_id: str) -> Admission | None:
         """The admission with this id, or None."""
 
-        async def body(conn: aiosqlite.Connection) -> Admission | None:
-            rows = await _fetch(conn, "id = ?", (admission_id,))
+        def body(conn: DbConnection) -> Admission | None:
+            rows = _fetch(conn, "id = ?", (admission_id,))
             return rows[0] if rows else None
 
         return await self._read(body)
@@ -94,19 +138,16 @@ class QueueMixin:
         if status is not None:
             where, args = where + " AND status = ?", (session_key, status)
 
-        async def body(conn: aiosqlite.Connection) -> list[Admission]:
-            return await _fetch(conn, f"{where} ORDER BY seq LIMIT ?", (*args, int(limit)))
+        def body(conn: DbConnection) -> list[Admission]:
+            return _fetch(conn, f"{where} ORDER BY seq LIMIT ?", (*args, int(limit)))
 
         return await self._read(body)
 
     async def next_admission(self, session_key: str) -> Admission | None:
         """The oldest ``queued`` admission of ``session_key`` (FIFO), or None."""
 
-        async def body(conn: aiosqlite.Connection) -> Admission | None:
-            rows = await _fetch(
-                conn, "session_key = ? AND status = 'queued' ORDER BY seq LIMIT 1", (session_key,)
-            )
-            return rows[0] if rows else None
+        def body(conn: DbConnection) -> Admission | None:
+            return head_of_queue(conn, session_key)
 
         return await self._read(body)
 
@@ -117,21 +158,8 @@ class QueueMixin:
         (someone else started it, or it already ended) — the caller must not run it.
         """
 
-        async def body(conn: aiosqlite.Connection) -> Admission:
-            cursor = await conn.execute(
-                "UPDATE admissions SET status = 'started', owner = ?, started_at = ? "
-                "WHERE id = ? AND status = 'queued'",
-                (owner, time.time(), admission_id),
-            )
-            rows = await _fetch(conn, "id = ?", (admission_id,))
-            if not rows:
-                raise PersistenceError(f"no admission {admission_id}")
-            if cursor.rowcount != 1:
-                raise PersistenceError(
-                    f"admission {admission_id} is {rows[0].status!r} (owner {rows[0].owner}), "
-                    "not 'queued'; it must not be started again"
-                )
-            return rows[0]
+        def body(conn: DbConnection) -> Admission:
+            return start_queued(conn, admission_id, owner)
 
         return await self._write(body, f"start admission {admission_id}")
 
@@ -139,16 +167,8 @@ class QueueMixin:
         """Make the admission ``terminal`` with ``end_reason`` (from any other status).
         A terminal admission is returned unchanged; PersistenceError when it does not exist."""
 
-        async def body(conn: aiosqlite.Connection) -> Admission:
-            await conn.execute(
-                "UPDATE admissions SET status = 'terminal', end_reason = ?, finished_at = ? "
-                "WHERE id = ? AND status != 'terminal'",
-                (end_reason, time.time(), admission_id),
-            )
-            rows = await _fetch(conn, "id = ?", (admission_id,))
-            if not rows:
-                raise PersistenceError(f"no admission {admission_id}")
-            return rows[0]
+        def body(conn: DbConnection) -> Admission:
+            return finish(conn, admission_id, end_reason)
 
         return await self._write(body, f"finish admission {admission_id}")
 
@@ -166,16 +186,16 @@ class QueueMixin:
 
         alive = is_owner_alive
 
-        async def body(conn: aiosqlite.Connection) -> list[Admission]:
-            started = await _fetch(conn, "status = 'started'", ())
+        def body(conn: DbConnection) -> list[Admission]:
+            started = _fetch(conn, "status = 'started'", ())
             for adm in started:
                 if not alive(adm.owner or ""):
-                    await conn.execute(
+                    conn.execute(
                         "UPDATE admissions SET status = 'unknown' "
                         "WHERE id = ? AND status = 'started'",
                         (adm.id,),
                     )
-            return await _fetch(conn, "status = 'unknown' ORDER BY seq", ())
+            return _fetch(conn, "status = 'unknown' ORDER BY seq", ())
 
         return await self._write(body, "reconcile stale admissions")
 
@@ -183,8 +203,8 @@ class QueueMixin:
         """``unknown → terminal`` with ``end_reason``; True when this call resolved it
         (False when it was not ``unknown``, e.g. another process resolved it first)."""
 
-        async def body(conn: aiosqlite.Connection) -> bool:
-            cursor = await conn.execute(
+        def body(conn: DbConnection) -> bool:
+            cursor = conn.execute(
                 "UPDATE admissions SET status = 'terminal', end_reason = ?, finished_at = ? "
                 "WHERE id = ? AND status = 'unknown'",
                 (end_reason, time.time(), admission_id),

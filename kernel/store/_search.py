@@ -9,7 +9,7 @@ from ._codec import fts_query
 from .base import SearchHit
 
 if TYPE_CHECKING:
-    import aiosqlite
+    from ._db import DbConnection
 
 __all__ = ["SearchMixin"]
 
@@ -34,8 +34,8 @@ class SearchMixin:
         exclude = "" if exclude_session is None else " AND m.session_id != ?"
         args: tuple[Any, ...] = (match,) + (() if exclude_session is None else (exclude_session,))
 
-        async def body(conn: aiosqlite.Connection) -> list[SearchHit]:
-            rows = await conn.execute_fetchall(
+        def body(conn: DbConnection) -> list[SearchHit]:
+            rows = conn.execute_fetchall(
                 "SELECT m.session_id, m.uid, m.role, "
                 "snippet(messages_fts, -1, '[', ']', '…', 16), m.created_at, s.title, "
                 "coalesce(s.session_key, ''), m.seq "

@@ -32,9 +32,12 @@ __all__ = [
     "SessionRow",
     "SessionStore",
     "StoredMessage",
+    "UsageEntry",
     "UsageRow",
 ]
 
+#: ``(provider, model, usage, cost)`` of one model call, recorded with the messages it made.
+UsageEntry = tuple[str, str, Usage, "float | None"]
 AdmissionStatus = Literal["queued", "started", "unknown", "terminal"]
 DeliveryStatus = Literal["pending", "attempting", "delivered", "failed", "abandoned"]
 ADMISSION_STATUSES: tuple[str, ...] = ("queued", "started", "unknown", "terminal")
@@ -242,14 +245,23 @@ class SessionStore(Protocol):
 
     # ------------------------------------------------------------------ messages
     async def append_messages(
-        self, session_id: str, messages: Sequence[Message], *, fence: Lease | None
+        self,
+        session_id: str,
+        messages: Sequence[Message],
+        *,
+        fence: Lease | None,
+        usage: Sequence[UsageEntry] = (),
     ) -> None:
-        """Append in order, in one transaction; fenced by ``fence`` when given."""
+        """Append in order, in one transaction; fenced by ``fence`` when given. ``usage`` of
+        the model calls that produced the messages is added in the same transaction."""
 
     async def get_messages(
         self, session_id: str, *, include_inactive: bool = False
     ) -> list[Message]:
         """The transcript in append order; every :class:`Message` field round-trips."""
+
+    async def current_transcript(self, session_key: str) -> tuple[SessionRow | None, list[Message]]:
+        """``current_session(key)`` and its active messages, read together."""
 
     async def stored_messages(
         self, session_id: str, *, include_inactive: bool = True
@@ -288,6 +300,16 @@ class SessionStore(Protocol):
 
     async def finish_admission(self, admission_id: str, end_reason: str) -> Admission:
         """Make it ``terminal`` with ``end_reason`` (a terminal row is left unchanged)."""
+
+    async def begin_turn(
+        self, principal: str, session_key: str, request_id: str, payload: Mapping[str, Any], *,
+        owner: str, ttl: float,
+    ) -> tuple[Admission, bool, Lease | None]:
+        """``admit`` and, when new, first in line and the lease is free, take the lease and
+        start the admission, in one transaction; ``lease`` None means: wait as usual."""
+
+    async def end_turn(self, admission_id: str, end_reason: str, lease: Lease | None) -> Admission:
+        """``finish_admission`` and ``release_lease(lease)`` in one transaction."""
 
     async def stale_admissions(
         self, is_owner_alive: Callable[[str], bool]

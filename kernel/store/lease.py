@@ -17,13 +17,16 @@ loses the lease: ``keeper.lost`` is set, the lease is revoked in the store (no m
 writes land) and ``task`` is cancelled; ``async with`` then raises :class:`LeaseInterrupted`
 (a :class:`~talaria.errors.LeaseLost`) with ``reason = "lease_lost"``.
 
-A liveness watchdog — a daemon thread, so it runs while the event loop is blocked — checks
-that refreshes keep happening. When none succeeded for ``watchdog_after`` seconds (default:
+A liveness watchdog — one daemon thread per process watching every active keeper, so it
+runs while the event loop is blocked — checks that refreshes keep happening. When none succeeded for ``watchdog_after`` seconds (default:
 half-way between the refresh period and the TTL), it sets ``keeper.watchdog_fired``, revokes
 the lease (also expiring the row, so another process can take over) and, once the loop runs
 again, interrupts the turn the same way with ``reason = "watchdog"``.
 
-On exit the lease is released (a no-op when another owner has taken it over).
+On exit the lease is released (a no-op when another owner has taken it over) — unless
+``release_on_exit`` was set False by a caller that frees it itself in a combined write
+(``store.end_turn``). A keeper can also be given a lease its caller already took
+(``lease=``, e.g. from ``store.begin_turn``); then entry does not wait.
 """
 
 from __future__ import annotations
@@ -85,6 +88,7 @@ class LeaseKeeper:
         poll_max: float = 2.0,
         watchdog_after: float | None = None,
         watchdog_interval: float | None = None,
+        lease: Lease | None = None,
     ) -> None:
         if not 0 < refresh_every < ttl:
             raise ValueError(f"refresh_every ({refresh_every}) must be > 0 and below ttl ({ttl})")
@@ -105,11 +109,12 @@ class LeaseKeeper:
         self.lost_reason: str | None = None
         self.lost_detail: str = ""
         self._fired = threading.Event()
-        self._stop = threading.Event()
         self._lease: Lease | None = None
+        self._given = lease
+        #: Whether leaving the ``async with`` releases the lease (see module docs).
+        self.release_on_exit = True
         self._beat = time.monotonic()
         self._refresher: asyncio.Task[None] | None = None
-        self._thread: threading.Thread | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._cancelled = False
         self._orphans: set[asyncio.Future[None]] = set()
@@ -195,17 +200,14 @@ class LeaseKeeper:
         task.add_done_callback(self._orphans.discard)
 
     async def __aenter__(self) -> LeaseKeeper:
-        lease = await self.acquire()
+        lease, self._given = self._given or await self.acquire(), None
         self._lease = lease
         self._loop = asyncio.get_running_loop()
         self._beat = time.monotonic()
         self._refresher = asyncio.create_task(
             self._refresh_loop(), name=f"lease-refresh:{self.session_key}"
         )
-        self._thread = threading.Thread(
-            target=self._watch, name=f"lease-watchdog:{self.session_key}", daemon=True
-        )
-        self._thread.start()
+        _WATCHDOG.watch(self)
         return self
 
     # ------------------------------------------------------------------ keep
@@ -225,25 +227,25 @@ class LeaseKeeper:
                 return
             self._beat = time.monotonic()
 
-    def _watch(self) -> None:
-        """Watchdog thread body: fire when no refresh succeeded for ``watchdog_after`` s."""
-        while not self._stop.wait(self.watchdog_interval):
-            stalled = time.monotonic() - self._beat
-            if stalled <= self.watchdog_after:
-                continue
-            self._fired.set()
-            detail = (
-                f"no lease refresh for {stalled:.2f} s (limit {self.watchdog_after:.2f} s): "
-                "the event loop was blocked"
-            )
-            log.warning("lease watchdog fired for %r: %s", self.session_key, detail)
-            if self._lease is not None:
-                self.store.revoke_lease(self._lease)
-            loop = self._loop
-            if loop is not None:
-                with contextlib.suppress(RuntimeError):  # the loop is closed
-                    loop.call_soon_threadsafe(self._lose, "watchdog", detail)
-            return
+    def _check_stall(self) -> bool:
+        """On the watchdog thread: fire when no refresh succeeded for ``watchdog_after`` s.
+        True once fired (the keeper needs no more watching)."""
+        stalled = time.monotonic() - self._beat
+        if stalled <= self.watchdog_after:
+            return False
+        self._fired.set()
+        detail = (
+            f"no lease refresh for {stalled:.2f} s (limit {self.watchdog_after:.2f} s): "
+            "the event loop was blocked"
+        )
+        log.warning("lease watchdog fired for %r: %s", self.session_key, detail)
+        if self._lease is not None:
+            self.store.revoke_lease(self._lease)
+        loop = self._loop
+        if loop is not None:
+            with contextlib.suppress(RuntimeError):  # the loop is closed
+                loop.call_soon_threadsafe(self._lose, "watchdog", detail)
+        return True
 
     def _lose(self, reason: str, detail: str) -> None:
         """On the loop: mark lost, revoke the lease, interrupt the turn (first call wins)."""
@@ -261,12 +263,12 @@ class LeaseKeeper:
     # ------------------------------------------------------------------ release
 
     async def _shutdown(self) -> None:
-        self._stop.set()
+        _WATCHDOG.forget(self)
         if self._refresher is not None:
             self._refresher.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self._refresher
-        if self._lease is not None:  # fenced by generation: a no-op if someone took it over
+        if self._lease is not None and self.release_on_exit:  # fenced by generation: a no-op if taken over
             try:
                 await self.store.release_lease(self._lease)
             except Exception as exc:  # it expires at the end of its TTL anyway
@@ -296,3 +298,39 @@ class LeaseKeeper:
                     reason=self.lost_reason or "lease_lost",
                 ) from exc
         return False
+
+
+class _Watchdog:
+    """The one watchdog thread of the process; it sleeps while no keeper is active."""
+
+    def __init__(self) -> None:
+        self._keepers: set[LeaseKeeper] = set()
+        self._cond = threading.Condition()
+        self._thread: threading.Thread | None = None
+
+    def watch(self, keeper: LeaseKeeper) -> None:
+        with self._cond:
+            self._keepers.add(keeper)
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(target=self._run, name="talaria-lease-watchdog", daemon=True)
+                self._thread.start()
+            self._cond.notify()
+
+    def forget(self, keeper: LeaseKeeper) -> None:
+        with self._cond:
+            self._keepers.discard(keeper)
+
+    def _run(self) -> None:
+        while True:
+            with self._cond:
+                while not self._keepers:
+                    self._cond.wait()
+                self._cond.wait(min(k.watchdog_interval for k in self._keepers))
+                keepers = list(self._keepers)
+            fired = [k for k in keepers if k._check_stall()]
+            if fired:
+                with self._cond:
+                    self._keepers.difference_update(fired)
+
+
+_WATCHDOG = _Watchdog()

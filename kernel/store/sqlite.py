@@ -6,8 +6,10 @@ and, on top of it, an explicit retry with exponential backoff of whole write tra
 that still fail with ``SQLITE_BUSY`` / "database is locked".
 
 Every write runs as ``BEGIN IMMEDIATE … COMMIT`` (it takes the write lock up front, so two
-processes never deadlock upgrading a read to a write). One connection per store object;
-an ``asyncio.Lock`` keeps coroutines of this process from interleaving statements.
+processes never deadlock upgrading a read to a write). One connection per store object.
+Each read or write transaction is one plain function run on the connection's worker thread
+in a single hop (``_db.in_db_thread``); aiosqlite's queue serializes them, so coroutines of
+this process never interleave statements.
 
 Usage::
 
@@ -28,11 +30,14 @@ from typing import Any, TypeVar
 import aiosqlite
 
 from ..errors import PersistenceError, StoreError
+from ._cache import PromptCache, TranscriptCache
+from ._db import DbConnection, in_db_thread
 from ._leases import LeaseMixin
 from ._ledger import LedgerMixin
 from ._queue import QueueMixin
 from ._search import SearchMixin
 from ._transcript import TranscriptMixin
+from ._turns import TurnMixin
 from .schema import MIGRATIONS, SCHEMA_VERSION
 
 __all__ = ["SqliteStore", "is_busy_error"]
@@ -52,7 +57,7 @@ def is_busy_error(exc: BaseException) -> bool:
     return "locked" in text or "busy" in text
 
 
-class SqliteStore(TranscriptMixin, SearchMixin, QueueMixin, LeaseMixin, LedgerMixin):
+class SqliteStore(TranscriptMixin, SearchMixin, QueueMixin, LeaseMixin, LedgerMixin, TurnMixin):
     """The :class:`~talaria.store.base.SessionStore` over one SQLite file.
 
     :param path: the database file (created with its folder when missing).
@@ -77,8 +82,9 @@ class SqliteStore(TranscriptMixin, SearchMixin, QueueMixin, LeaseMixin, LedgerMi
             raise ValueError(f"synchronous must be NORMAL or FULL, not {synchronous!r}")
         self.synchronous = synchronous.upper()
         self._conn: Conn | None = None
-        self._lock = asyncio.Lock()
         self._revoked: set[tuple[str, str, int]] = set()
+        self._transcripts = TranscriptCache()
+        self._prompts = PromptCache()
         self._release_events: dict[str, asyncio.Event] = {}
 
     # ------------------------------------------------------------------ lifecycle
@@ -94,7 +100,7 @@ class SqliteStore(TranscriptMixin, SearchMixin, QueueMixin, LeaseMixin, LedgerMi
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             conn = await aiosqlite.connect(
-                self.path, timeout=self.busy_timeout, isolation_level=None
+                self.path, timeout=self.busy_timeout, isolation_level=None, factory=DbConnection
             )
         except (OSError, sqlite3.Error) as exc:
             raise PersistenceError(f"cannot open the session store {self.path}: {exc}") from exc
@@ -117,8 +123,7 @@ class SqliteStore(TranscriptMixin, SearchMixin, QueueMixin, LeaseMixin, LedgerMi
         """Close the connection (idempotent). Pending writes have finished by then."""
         conn, self._conn = self._conn, None
         if conn is not None:
-            async with self._lock:
-                await conn.close()
+            await conn.close()  # queued after every transaction already submitted
 
     async def __aenter__(self) -> SqliteStore:
         await self.open()
@@ -141,12 +146,12 @@ class SqliteStore(TranscriptMixin, SearchMixin, QueueMixin, LeaseMixin, LedgerMi
         if current == SCHEMA_VERSION:
             return
 
-        async def run(conn: Conn) -> None:
-            version = await _read_version(conn)  # another process may have migrated meanwhile
+        def run(conn: DbConnection) -> None:
+            version = _read_version(conn)  # another process may have migrated meanwhile
             for step in range(version, SCHEMA_VERSION):
                 for statement in MIGRATIONS[step]:
-                    await conn.execute(statement)
-                await conn.execute(
+                    conn.execute(statement)
+                conn.execute(
                     "INSERT INTO schema_version(id, version) VALUES (1, ?) "
                     "ON CONFLICT(id) DO UPDATE SET version = excluded.version",
                     (step + 1,),
@@ -175,20 +180,19 @@ class SqliteStore(TranscriptMixin, SearchMixin, QueueMixin, LeaseMixin, LedgerMi
             await asyncio.sleep(delay * (0.5 + random.random()))
             delay = min(delay * 2, 0.5)
 
-    async def _read(self, body: Callable[[Conn], Awaitable[T]]) -> T:
-        """Run ``body`` under the connection lock (retried on busy errors)."""
+    async def _read(self, body: Callable[[DbConnection], T]) -> T:
+        """Run ``body`` on the connection's thread in one hop (retried on busy errors)."""
         conn = self._require()
 
-        async def attempt() -> T:
-            async with self._lock:
-                return await body(conn)
+        def attempt() -> Awaitable[T]:
+            return in_db_thread(conn, body)
 
         try:
             return await self._retry(attempt, "read from the session store")
         except sqlite3.Error as exc:
             raise StoreError(f"reading the session store failed: {exc}") from exc
 
-    async def _write(self, body: Callable[[Conn], Awaitable[T]], what: str) -> T:
+    async def _write(self, body: Callable[[DbConnection], T], what: str) -> T:
         """Run ``body`` in one ``BEGIN IMMEDIATE`` transaction; commit or roll back.
 
         Busy errors retry the whole transaction with backoff for up to ``retry_for`` s.
@@ -198,18 +202,20 @@ class SqliteStore(TranscriptMixin, SearchMixin, QueueMixin, LeaseMixin, LedgerMi
         """
         conn = self._require()
 
-        async def attempt() -> T:
-            async with self._lock:
-                if conn.in_transaction:  # left open by a cancelled transaction
-                    await _rollback(conn)
-                await conn.execute("BEGIN IMMEDIATE")
-                try:
-                    result = await body(conn)
-                    await conn.execute("COMMIT")
-                except BaseException:
-                    await _rollback(conn)
-                    raise
-                return result
+        def transaction(raw: DbConnection) -> T:
+            if raw.in_transaction:  # defensive: never run inside a transaction left open
+                _rollback(raw)
+            raw.execute("BEGIN IMMEDIATE")
+            try:
+                result = body(raw)
+                raw.execute("COMMIT")
+            except BaseException:
+                _rollback(raw)
+                raise
+            return result
+
+        def attempt() -> Awaitable[T]:
+            return in_db_thread(conn, transaction)
 
         try:
             return await self._retry(attempt, what)
@@ -219,19 +225,19 @@ class SqliteStore(TranscriptMixin, SearchMixin, QueueMixin, LeaseMixin, LedgerMi
             raise PersistenceError(f"{what} failed: {exc}") from exc
 
 
-async def _rollback(conn: Conn) -> None:
+def _rollback(conn: DbConnection) -> None:
     try:
-        await conn.execute("ROLLBACK")
+        conn.execute("ROLLBACK")
     except sqlite3.Error:
         pass  # no transaction was open (it already committed or never began)
 
 
-async def _read_version(conn: Any) -> int:
-    cursor = await conn.execute(
+def _read_version(conn: Any) -> int:
+    cursor = conn.execute(
         "SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'"
     )
-    if await cursor.fetchone() is None:
+    if cursor.fetchone() is None:
         return 0
-    cursor = await conn.execute("SELECT version FROM schema_version WHERE id = 1")
-    row = await cursor.fetchone()
+    cursor = conn.execute("SELECT version FROM schema_version WHERE id = 1")
+    row = cursor.fetchone()
     return int(row[0]) if row else 0

@@ -69,7 +69,6 @@ async def compress_session(runtime: Runtime, session_key: str, *, focus: str | N
         state.chain = runtime.models.chain(runtime.options.model)
         resolved = state.chain[0]
         await sessions.ensure(state, session_key, resolved, new_session=False)
-        state.messages = list(await store.get_messages(state.session.id))
         system_chars = sum(len(section.text) for section in state.info_system)
         before_tokens = estimate_tokens(state.messages, extra_chars=system_chars)
         before = state.session.id

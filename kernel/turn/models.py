@@ -157,17 +157,8 @@ class ModelLayer:
             on_attempt=on_attempt,
         )
         await runtime.kernel.hooks.notify("post_llm_call", request=outcome.request, response=outcome.response)
-        await self.record_usage(state.session.id, outcome.served_by, outcome.response)
+        state.pending_usage.append(usage_entry(outcome.served_by, outcome.response))
         return outcome
-
-    async def record_usage(self, session_id: str, resolved: Any, response: ModelResponse) -> None:
-        from ..providers.cost import cost_of
-
-        try:
-            cost = cost_of(response.usage, resolved.model_info, model=resolved.model_id)
-        except Exception:
-            cost = None
-        await self.runtime.store.record_usage(session_id, resolved.provider, resolved.model_id, response.usage, cost)
 
     # ------------------------------------------------------------------ plugin access
 
@@ -202,3 +193,14 @@ class ModelLayer:
             settings=RetrySettings.from_config(self.runtime.config),
         )
         return outcome.response
+
+
+def usage_entry(resolved: Any, response: ModelResponse) -> tuple[str, str, Any, float | None]:
+    """``(provider, model, usage, cost)`` of one call, stored with the message it produced."""
+    from ..providers.cost import cost_of
+
+    try:
+        cost = cost_of(response.usage, resolved.model_info, model=resolved.model_id)
+    except Exception:
+        cost = None
+    return resolved.provider, resolved.model_id, response.usage, cost

@@ -241,29 +241,35 @@ class Runtime:
         the earlier turn's record is returned.
         """
         assert self._store is not None and self.sessions is not None, "use `async with Runtime(...)`"
+        from ..store.lease import LeaseKeeper
+
         request_id = request_id or new_id("req_")
-        admission, created = await self._store.admit(
-            principal, session_key, request_id, {"text": text, "new_session": new_session, "submitter": self.owner}
-        )
+        payload = {"text": text, "new_session": new_session, "submitter": self.owner}
+        # the common case in one write: admitted, first in line, lease taken, started
+        admission, created, lease = await self._store.begin_turn(
+            principal, session_key, request_id, payload, owner=self.owner, ttl=self.lease_ttl)
         if not created:
             return TurnRecord(turn_id=admission.id, session_id="", session_key=session_key,
                               end_reason=admission.end_reason or "completed", error="duplicate request; not run again",
                               user_text=text)
-        from ..store.lease import LeaseKeeper
-
-        await self._wait_for_turn(admission)
-        self._interrupt_reason = None
         keeper = LeaseKeeper(self._store, session_key, self.owner, ttl=self.lease_ttl,
-                             refresh_every=self.lease_refresh, wait_max=self.lease_wait)
-        try:
+                             refresh_every=self.lease_refresh, wait_max=self.lease_wait, lease=lease)
+        self._interrupt_reason = None
+        if lease is None:  # queued behind another turn, or the lease is busy: wait our turn
+            await self._wait_for_turn(admission)
+            try:
+                await keeper.__aenter__()
+            except Exception as exc:  # the session stayed busy: record it, never leave it queued
+                await self._store.start_admission(admission.id, self.owner)
+                await self._store.finish_admission(admission.id, "lease_lost")
+                return TurnRecord(turn_id=admission.id, session_id="", session_key=session_key,
+                                  end_reason="lease_lost", error=str(exc), user_text=text)
+        else:
             await keeper.__aenter__()
-        except Exception as exc:  # the session stayed busy: record it, never leave it queued
-            await self._store.start_admission(admission.id, self.owner)
-            await self._store.finish_admission(admission.id, "lease_lost")
-            return TurnRecord(turn_id=admission.id, session_id="", session_key=session_key,
-                              end_reason="lease_lost", error=str(exc), user_text=text)
+        record: TurnRecord | None = None
         try:
-            await self._store.start_admission(admission.id, self.owner)
+            if lease is None:
+                await self._store.start_admission(admission.id, self.owner)
             body = asyncio.get_running_loop().create_task(self._turn(admission, text, keeper, new_session))
             keeper.task = body
             self._current = body
@@ -277,8 +283,9 @@ class Runtime:
             finally:
                 self._current = None
         finally:
+            keeper.release_on_exit = record is None  # else freed below, with the admission's end
             await keeper.__aexit__(None, None, None)
-        await self._store.finish_admission(admission.id, record.end_reason)
+        await self._store.end_turn(admission.id, record.end_reason, keeper.lease)
         await self.kernel.hooks.notify("on_turn_end", turn=record)
         self.emit(Event(kind="turn_ended", session_id=record.session_id, turn_id=record.turn_id,
                         data={"end_reason": record.end_reason, "error": record.error, "text": record.final_text}))
@@ -300,19 +307,37 @@ class Runtime:
     # ------------------------------------------------------------------ the turn body
 
     async def _turn(self, admission: Any, text: str, keeper: Any, new_session: bool) -> TurnRecord:
+        state = _TurnState(turn_id=admission.id, key=admission.session_key, text=text)
+        try:
+            return await self._stages(state, keeper, new_session)
+        finally:
+            await self._flush_usage(state)
+
+    async def _flush_usage(self, state: _TurnState) -> None:
+        """Model calls whose usage no later append carried (the turn ended first)."""
+        if not state.pending_usage or state.session is None:
+            return
+        for provider, model, usage, cost in state.pending_usage:
+            try:
+                await self._store.record_usage(state.session.id, provider, model, usage, cost)
+            except Exception as exc:  # usage is bookkeeping: never fail the turn's record on it
+                log.warning("talaria: could not record usage of session %s: %s", state.session.id, exc)
+        state.pending_usage = []
+
+    async def _stages(self, state: _TurnState, keeper: Any, new_session: bool) -> TurnRecord:
         assert self.sessions is not None and self.compactor is not None and self.toolbox is not None
-        turn_id = admission.id
-        key = admission.session_key
-        state = _TurnState(turn_id=turn_id, key=key, text=text)
+        turn_id, key, text = state.turn_id, state.key, state.text
 
         async def persist(messages: Sequence[Message]) -> None:
             try:
-                await self._store.append_messages(state.session.id, messages, fence=keeper.lease)
+                await self._store.append_messages(state.session.id, messages, fence=keeper.lease,
+                                                  usage=state.pending_usage)
             except LeaseLost:
                 raise
             except Exception as exc:
                 raise PersistenceError(str(exc)) from exc
             state.messages.extend(messages)
+            state.pending_usage = []
 
         state.persist = persist
         try:
@@ -320,7 +345,6 @@ class Runtime:
             await self.sessions.ensure(state, key, state.chain[0], new_session=new_session)
             self.emit(Event(kind="turn_started", session_id=state.session.id, turn_id=turn_id,
                             data={"model": state.chain[0].spec, "text": text}))
-            state.messages = list(await self._store.get_messages(state.session.id))
             await self._repair(state)
             recall = await self.sessions.recall(text)
             await persist([Message(role="user", content=text, meta={"recall": recall} if recall else {})])
@@ -434,6 +458,7 @@ class _TurnState:
         self.last_prompt_tokens: int | None = None
         self.last_prompt_len = 0
         self.persist: Any = None
+        self.pending_usage: list[Any] = []  # model calls not yet stored (written with the next append)
 
     def api_messages(self) -> tuple[Message, ...]:
         return api_view(self.messages)

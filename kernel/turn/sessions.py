@@ -124,9 +124,10 @@ class SessionManager:
         return build_sections(info, sections, caller_system=self.runtime.options.caller_system)
 
     async def ensure(self, state: Any, key: str, resolved: Any, *, new_session: bool) -> None:
-        """Set ``state.session``, ``state.info`` and ``state.info_system`` for the turn."""
+        """Set ``state.session``, ``state.info``, ``state.info_system`` and ``state.messages``
+        (the stored transcript) for the turn."""
         store = self.runtime.store
-        row = None if new_session else await store.current_session(key)
+        row, state.messages = (None, []) if new_session else await store.current_transcript(key)
         if row is not None:
             stored = await store.get_system_prompt(row.system_prompt_hash) if row.system_prompt_hash else None
             state.session = row
@@ -154,6 +155,7 @@ class SessionManager:
             cwd=str(info.workspace),
         ))
         state.session, state.info, state.info_system = row, info, tuple(sections)
+        state.messages = []
         self.runtime.emit(Event(kind="session_started", session_id=session_id, data={"parent": parent_id}))
         await self.runtime.kernel.hooks.notify("on_session_start", session=info)
         await self._start_memory_for(info)

@@ -107,10 +107,10 @@ async def test_store_failure_mid_round_ends_persistence_failed_and_sends_nothing
     async with Runtime(kernel, options=TurnOptions(channel="test")) as rt:
         original = rt.store.append_messages
 
-        async def failing(session_id, messages, *, fence=None):
+        async def failing(session_id, messages, **kw):
             if any(m.role == "tool" for m in messages):
                 raise OSError("disk full")
-            return await original(session_id, messages, fence=fence)
+            return await original(session_id, messages, **kw)
 
         monkeypatch.setattr(rt.store, "append_messages", failing)
         record = await rt.run_turn("go", session_key="k")

@@ -1,0 +1,78 @@
+"""Per-connection caches: active transcripts (what ``get_messages`` returns), prompts.
+
+Only the event loop touches it. Entries hold the decoded messages and the highest ``seq``
+they cover; a read validates an entry against the database (rows appended after it, active
+count) before trusting it, so writes by other connections and processes are always seen.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from dataclasses import dataclass
+
+from ..types import Message
+
+__all__ = ["PromptCache", "TranscriptCache"]
+
+
+@dataclass(frozen=True, slots=True)
+class _Entry:
+    messages: tuple[Message, ...]
+    last_seq: int
+
+
+class TranscriptCache:
+    """At most ``size`` sessions, least recently used dropped first."""
+
+    def __init__(self, size: int = 64) -> None:
+        self._size = size
+        self._entries: OrderedDict[str, _Entry] = OrderedDict()
+
+    def get(self, session_id: str) -> _Entry | None:
+        entry = self._entries.get(session_id)
+        if entry is not None:
+            self._entries.move_to_end(session_id)
+        return entry
+
+    def peek(self, session_id: str) -> _Entry | None:
+        """Like ``get`` without touching the order: safe to call from the store's thread."""
+        return self._entries.get(session_id)
+
+    def put(self, session_id: str, messages: list[Message], last_seq: int) -> None:
+        self._entries[session_id] = _Entry(tuple(messages), last_seq)
+        self._entries.move_to_end(session_id)
+        while len(self._entries) > self._size:
+            self._entries.popitem(last=False)
+
+    def appended(self, session_id: str, messages: list[Message], last_seq: int) -> None:
+        """Our own append of ``messages`` ended at ``last_seq``: extend a contiguous entry,
+        drop one that missed rows in between (the next read reloads it)."""
+        entry = self._entries.get(session_id)
+        if entry is None:
+            return
+        if entry.last_seq == last_seq - len(messages):
+            self._entries[session_id] = _Entry(entry.messages + tuple(messages), last_seq)
+        else:
+            del self._entries[session_id]
+
+    def forget(self, session_id: str) -> None:
+        self._entries.pop(session_id, None)
+
+
+class PromptCache:
+    """System prompts by hash (content-addressed, so never stale); at most ``size`` kept."""
+
+    def __init__(self, size: int = 32) -> None:
+        self._size = size
+        self._texts: OrderedDict[str, str] = OrderedDict()
+
+    def get(self, prompt_hash: str) -> str | None:
+        return self._texts.get(prompt_hash)
+
+    def clear(self) -> None:
+        self._texts.clear()
+
+    def put(self, prompt_hash: str, text: str) -> None:
+        self._texts[prompt_hash] = text
+        while len(self._texts) > self._size:
+            self._texts.popitem(last=False)
