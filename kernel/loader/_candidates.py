@@ -122,28 +122,36 @@ def folder_candidates(root: Path, tier: str) -> list[Candidate]:
     return found
 
 
-def entry_point_candidates(entry_points: Iterable[Any] | None = None) -> list[Candidate]:
+def entry_point_candidates(entry_points: Iterable[Any] | None = None, *, cache: Path | None = None) -> list[Candidate]:
     """One candidate per ``talaria`` entry point, sorted by (distribution, name).
 
     Reading entry points touches only distribution metadata, never plugin code.
+
+    :param entry_points: ``importlib.metadata`` entry points to use instead of the installed
+        ones (tests).
+    :param cache: where installed entry points are cached between processes (see
+        :mod:`._entry_points`); None scans every time.
     """
     if entry_points is None:
-        from importlib.metadata import entry_points as _entry_points
+        from ._entry_points import installed_entry_points
 
-        entry_points = _entry_points(group="talaria")
+        found_eps = [(ep.distribution, ep.version, ep.name, ep.value, ep.load) for ep in installed_entry_points(cache)]
+    else:
+        found_eps = [
+            (ep.dist.name if ep.dist is not None else "?", ep.dist.version if ep.dist is not None else "?",
+             ep.name, ep.value, ep.load)
+            for ep in entry_points
+        ]
     found = []
-    for ep in sorted(entry_points, key=lambda e: ((e.dist.name if e.dist else ""), e.name)):
-        dist = ep.dist
-        dist_name = dist.name if dist is not None else "?"
-        version = dist.version if dist is not None else "?"
+    for dist_name, version, name, value, load in sorted(found_eps, key=lambda e: (e[0] if e[0] != "?" else "", e[2])):
         found.append(
             Candidate(
-                name=ep.name,
+                name=name,
                 tier="installed",
-                origin=f"{dist_name} {version}, entry point talaria:{ep.name} = {ep.value}",
+                origin=f"{dist_name} {version}, entry point talaria:{name} = {value}",
                 version=version,
                 distribution=dist_name,
-                load=ep.load,
+                load=load,
             )
         )
     return found

@@ -136,7 +136,7 @@ def find_candidates(
     """All tiers' candidates, overrides settled by name (no plugin code runs)."""
     ordered = [
         *folder_candidates(bundled_dir("plugins"), "bundled"),
-        *entry_point_candidates(entry_points),
+        *entry_point_candidates(entry_points, cache=home / "cache" / "entry-points.json"),
         *folder_candidates(home / "plugins", "user"),
         *_explicit_candidates(explicit),
     ]
