@@ -27,7 +27,7 @@ def register_tools(register: Any) -> None:
 
 @talaria.hookimpl
 def register_commands(cli: Any) -> None:
-    """Add ``talaria mcp`` (add, list, test, remove, import)."""
+    """Add ``talaria mcp`` (add, list, test, remove, enable, disable, import)."""
     from .group import mcp_group
 
     cli.add_command(mcp_group)

@@ -1,30 +1,30 @@
-"""``talaria mcp``: add, list, test, remove and import MCP servers.
+"""``talaria mcp``: add, remove, enable, disable and import MCP servers (plus ``list`` and
+``test`` from :mod:`.cli_status`).
 
 Every command reads the config through ``click.get_current_context().obj`` (a
-:class:`talaria.CliContext`) and writes it only through ``obj.edit_config()``. ``list`` (by
-default) and ``test`` connect for real, with the same code a runtime uses, and report state,
-tool count, last error and timings; ``test`` exits 1 when the server cannot be used.
+:class:`talaria.CliContext`) and writes it only through ``obj.edit_config()``. An entry is
+validated before it is written; an option that does not fit the server (``--header`` on a
+command, ``--env`` on a URL) is a usage error, never silently dropped; a command that is not
+on ``PATH`` is written but reported.
 """
 
 from __future__ import annotations
 
-import asyncio
-import json
 import os
 import shutil
-import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import click
 
-from talaria import ConfigError, Services
+from talaria import ConfigError
 
+from .cli_status import list_cmd, test_cmd
 from .config import parse_server
 from .presets import import_entries, list_presets, load_preset, preset_entry
 
-__all__ = ["mcp_group", "probe"]
+__all__ = ["mcp_group"]
 
 
 def _obj() -> Any:
@@ -104,18 +104,13 @@ def add_cmd(name: str, command: tuple[str, ...], url: str | None, headers: tuple
     notes: list[str] = []
     if command and url:
         raise click.UsageError("give either a command (after --) or --url, not both")
+    install = None
     if command:
         entry: dict[str, Any] = {"command": command[0]}
         if command[1:]:
             entry["args"] = list(command[1:])
-        if envs:
-            entry["env"] = _pairs(envs, "--env")
-        if cwd:
-            entry["cwd"] = cwd
     elif url:
         entry = {"url": url}
-        if headers:
-            entry["headers"] = _pairs(headers, "--header")
         if transport == "sse":
             entry["transport"] = "sse"
     else:
@@ -125,17 +120,45 @@ def add_cmd(name: str, command: tuple[str, ...], url: str | None, headers: tuple
             raise click.UsageError(f"{name!r} is not a preset (presets: {known}); "
                                    "give a command after -- or --url URL")
         entry, needed = preset_entry(preset)
+        install = preset.get("install") or preset.get("needs")
         notes += [f"set {var} in your environment (the server needs it)" for var in needed if var not in os.environ]
-        if entry.get("command") and shutil.which(entry["command"]) is None:
-            notes.append(f"{entry['command']!r} is not on PATH; install it: {preset.get('install', preset.get('needs'))}")
+    if entry.get("url"):
+        _refuse(envs=envs, cwd=cwd, why="only for command servers (NAME -- COMMAND ARGS…)")
+    else:
+        _refuse(headers=headers, transport=transport, why="only for URL servers (--url URL)")
+    if envs:
+        entry["env"] = {**(entry.get("env") or {}), **_pairs(envs, "--env")}
+    if cwd:
+        entry["cwd"] = cwd
+    if headers:
+        entry["headers"] = {**(entry.get("headers") or {}), **_pairs(headers, "--header")}
     if timeout:
         entry["timeout"] = timeout
     if include or exclude:
         entry["tools"] = {k: list(v) for k, v in (("include", include), ("exclude", exclude)) if v}
+    program = str(entry.get("command") or "")
+    if program and "${" not in program and shutil.which(program) is None:
+        notes.insert(0, f"{program!r} is not on PATH; install it ({install})" if install
+                     else f"{program!r} is not on PATH; install it or give its full path")
     _write_entry(name, entry, replace=force)
     click.echo(f"Added MCP server {name!r}. Check it with: talaria mcp test {name}")
     for note in notes:
         click.echo(f"note: {note}", err=True)
+
+
+def _refuse(*, why: str, **given: Any) -> None:
+    """A usage error naming the options in ``given`` that were used but do not fit."""
+    used = [f"--{k.rstrip('s')}" for k, v in given.items() if v]
+    if used:
+        raise click.UsageError(f"{', '.join(used)}: {why}")
+
+
+def _existing(doc: Any, name: str) -> Any:
+    servers = (doc.get("mcp") or {}).get("servers") or {}
+    if name not in servers:
+        known = ", ".join(servers) or "none configured"
+        raise click.ClickException(f"no MCP server named {name!r} (configured: {known})")
+    return servers
 
 
 @mcp_group.command("remove")
@@ -143,11 +166,32 @@ def add_cmd(name: str, command: tuple[str, ...], url: str | None, headers: tuple
 def remove_cmd(name: str) -> None:
     """Remove a configured server."""
     with _obj().edit_config() as doc:
-        servers = (doc.get("mcp") or {}).get("servers") or {}
-        if name not in servers:
-            raise click.ClickException(f"no MCP server named {name!r} (see `talaria mcp list --no-check`)")
-        del servers[name]
+        del _existing(doc, name)[name]
     click.echo(f"Removed MCP server {name!r}.")
+
+
+def _set_enabled(name: str, enabled: bool) -> None:
+    with _obj().edit_config() as doc:
+        table = _existing(doc, name)[name]
+        if enabled:
+            table.pop("enabled", None)  # true is the default
+        else:
+            table["enabled"] = False
+    click.echo(f"MCP server {name!r} {'enabled' if enabled else 'disabled'} (from the next start).")
+
+
+@mcp_group.command("enable")
+@click.argument("name")
+def enable_cmd(name: str) -> None:
+    """Turn a disabled server back on."""
+    _set_enabled(name, True)
+
+
+@mcp_group.command("disable")
+@click.argument("name")
+def disable_cmd(name: str) -> None:
+    """Keep a server configured but do not start it."""
+    _set_enabled(name, False)
 
 
 @mcp_group.command("import")
@@ -179,98 +223,5 @@ def import_cmd(file: Path, force: bool) -> None:
         raise SystemExit(1)
 
 
-async def probe(config: Mapping[str, Any], names: list[str], *, home: Path, workspace: Path,
-                timeout: float) -> tuple[list[dict[str, Any]], dict[str, list[str]]]:
-    """Connect the named servers once (the runtime's code), return states and tool names."""
-    from .source import McpToolSource
-
-    section = dict(config.get("mcp") or {})
-    section["servers"] = {n: s for n, s in _servers(config).items() if n in names}
-    source = McpToolSource()
-    await source.start(Services(config={**config, "mcp": section}, home=home, workspace=workspace))
-    await source.ready(timeout)
-    try:
-        tools = source.tool_names_by_server()
-        states = source.states()
-        for row in states:
-            if row["status"] == "connecting":
-                row["last_error"] = row.get("last_error") or f"still connecting after {timeout:g} s"
-        return states, tools
-    finally:
-        await source.aclose()
-
-
-def _ctx_paths() -> tuple[Path, Path]:
-    obj = _obj()
-    return Path(obj.home), Path(obj.workspace)
-
-
-@mcp_group.command("list")
-@click.option("--check/--no-check", default=True, help="Connect to each server (default) or only show the config.")
-@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
-@click.option("--timeout", type=float, default=15.0, show_default=True, help="Seconds to wait for connections.")
-def list_cmd(check: bool, as_json: bool, timeout: float) -> None:
-    """Show configured servers: state, tool count, last error, connect time."""
-    config = _obj().config
-    servers = _servers(config)
-    if not servers:
-        click.echo("No MCP servers configured. Add one: talaria mcp add NAME -- COMMAND…  (presets: "
-                   + ", ".join(list_presets()) + ")")
-        return
-    if check:
-        home, workspace = _ctx_paths()
-        states, _ = asyncio.run(probe(config, list(servers), home=home, workspace=workspace, timeout=timeout))
-    else:
-        states = [{"name": n, "status": "configured" if (s or {}).get("enabled", True) else "disabled",
-                   "transport": "stdio" if (s or {}).get("command") else (s or {}).get("transport", "http")}
-                  for n, s in servers.items()]
-    if as_json:
-        click.echo(json.dumps(states, indent=2))
-        return
-    for row in states:
-        raw = servers.get(row["name"]) or {}
-        target = raw.get("url") or " ".join([str(raw.get("command", ""))] + [str(a) for a in raw.get("args", [])])
-        line = f"{row['name']:<16} {row.get('transport', '?'):<6} {row['status']:<10}"
-        if check:
-            secs = row.get("connect_seconds")
-            line += f" tools={row.get('tools', 0):<3} " + (f"{secs:.2f}s " if secs is not None else "")
-        click.echo(f"{line} {target}".rstrip())
-        if row.get("last_error"):
-            click.echo("    error: " + str(row["last_error"]).replace("\n", "\n    "))
-        for warning in row.get("warnings") or []:
-            click.echo(f"    warning: {warning}")
-
-
-@mcp_group.command("test")
-@click.argument("name")
-@click.option("--timeout", type=float, default=None, help="Seconds to wait (default: the server's connect_timeout).")
-def test_cmd(name: str, timeout: float | None) -> None:
-    """Connect to one server, list its tools and time it; exit 1 when it fails."""
-    config = _obj().config
-    raw = _servers(config).get(name)
-    if raw is None:
-        raise click.ClickException(f"no MCP server named {name!r} (see `talaria mcp list --no-check`)")
-    try:
-        cfg = parse_server(name, raw)
-    except ConfigError as exc:
-        raise click.ClickException(str(exc)) from exc
-    home, workspace = _ctx_paths()
-    config = {**config, "mcp": {**(config.get("mcp") or {}),
-                                "servers": {name: {**raw, "enabled": True}}}}
-    started = time.monotonic()
-    states, tools = asyncio.run(probe(config, [name], home=home, workspace=workspace,
-                                      timeout=timeout or cfg.connect_timeout))
-    elapsed = time.monotonic() - started
-    row = states[0]
-    if row["status"] != "connected":
-        raise click.ClickException(f"MCP server {name!r} failed ({row['status']}) after {elapsed:.2f} s: "
-                                   f"{row.get('last_error')}")
-    click.echo(f"{name}: connected to {row.get('server')} (protocol {row.get('protocol_version')}) "
-               f"in {row.get('connect_seconds'):.2f} s (total {elapsed:.2f} s)")
-    click.echo(f"{len(tools.get(name, []))} tool(s):")
-    for tool in tools.get(name, []):
-        click.echo(f"  {tool}")
-    if row.get("hidden_tools"):
-        click.echo(f"hidden by filters: {', '.join(row['hidden_tools'])}")
-    for warning in row.get("warnings") or []:
-        click.echo(f"warning: {warning}")
+mcp_group.add_command(list_cmd)
+mcp_group.add_command(test_cmd)

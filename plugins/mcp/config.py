@@ -186,6 +186,9 @@ def parse_server(name: str, raw: Mapping[str, Any], section: Mapping[str, Any] |
     if transport not in ("stdio", "http", "sse") or (transport == "stdio") != bool(command):
         raise ConfigError(f"{where} transport {transport!r} does not fit; use `command` for stdio, "
                           "`url` with transport \"http\" (default) or \"sse\"")
+    if url and not str(url).lower().startswith(("http://", "https://", "${")):
+        raise ConfigError(f"{where} url {url!r} must start with http:// or https:// "
+                          "(e.g. http://127.0.0.1:3001/mcp)")
     tools = raw.get("tools") or {}
     if not isinstance(tools, Mapping):
         raise ConfigError(f"{where}.tools must be a table like {{include = [...], exclude = [...]}}")

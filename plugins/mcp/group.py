@@ -15,7 +15,7 @@ import click
 __all__ = ["SUBCOMMANDS", "LazyMcpGroup", "mcp_group"]
 
 #: The subcommands defined in ``cli.py`` (a test keeps the two in step).
-SUBCOMMANDS = ("add", "import", "list", "remove", "test")
+SUBCOMMANDS = ("add", "disable", "enable", "import", "list", "remove", "test")
 
 
 class LazyMcpGroup(click.Group):

@@ -174,12 +174,12 @@ class McpToolSource:
                  for n, e in self.config_errors.items()]
         return rows
 
-    def tool_names_by_server(self) -> dict[str, list[str]]:
-        """``{server: [model-facing tool names]}`` for the servers connected now."""
-        out: dict[str, list[str]] = {name: [] for name in self.connections}
+    def tools_by_server(self) -> dict[str, list[Tool]]:
+        """``{server: [tools offered now, sorted by name]}`` for every enabled server."""
+        out: dict[str, list[Tool]] = {name: [] for name in self.connections}
         for tool in self.tools():
-            out[self._owners[tool.name]].append(tool.name)
-        return {name: sorted(names) for name, names in out.items()}
+            out[self._owners[tool.name]].append(tool)
+        return {name: sorted(tools, key=lambda t: t.name) for name, tools in out.items()}
 
     def connection(self, name: str) -> ServerConnection | None:
         return self.connections.get(name)

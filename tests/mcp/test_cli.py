@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 import tomllib
 from contextlib import contextmanager
@@ -76,14 +77,59 @@ def test_add_command_url_and_remove(cli):
     assert "docs" not in servers(cli)
     missing = cli("mcp", "remove", "docs")
     assert missing.exit_code != 0 and "no MCP server named 'docs'" in missing.output
+    assert "configured: probe" in missing.output
+
+
+def test_options_that_do_not_fit_the_server_are_usage_errors(cli):
+    wrong = cli("mcp", "add", "x", "--header", "A=B", "--", "some-server")
+    assert wrong.exit_code == 2 and "--header" in wrong.output and "URL servers" in wrong.output
+    wrong = cli("mcp", "add", "y", "--url", "http://127.0.0.1:9/mcp", "--env", "A=1", "--cwd", "/tmp")
+    assert wrong.exit_code == 2 and "--env, --cwd" in wrong.output
+    wrong = cli("mcp", "add", "z", "--url", "127.0.0.1:9/mcp")
+    assert wrong.exit_code != 0 and "must start with http://" in wrong.output
+    assert servers(cli) == {}  # nothing half-written
+
+
+def test_add_warns_when_the_command_is_not_installed(cli):
+    result = cli("mcp", "add", "ghost", "--", "no-such-mcp-binary-xyz", "--flag")
+    assert result.exit_code == 0
+    assert "'no-such-mcp-binary-xyz' is not on PATH" in result.output
+    assert servers(cli)["ghost"] == {"command": "no-such-mcp-binary-xyz", "args": ["--flag"]}
+    quiet = cli("mcp", "add", "py", "--", sys.executable, str(PROBE_SERVER))
+    assert "not on PATH" not in quiet.output
+
+
+def test_disable_and_enable_keep_the_entry(cli):
+    cli("mcp", "add", "probe", "--", sys.executable, str(PROBE_SERVER))
+    assert cli("mcp", "disable", "probe").exit_code == 0
+    assert servers(cli)["probe"]["enabled"] is False
+    listed = cli("mcp", "list", "--no-check")
+    assert "disabled" in listed.output and str(PROBE_SERVER) in listed.output
+    assert cli("mcp", "enable", "probe").exit_code == 0
+    assert servers(cli)["probe"] == {"command": sys.executable, "args": [str(PROBE_SERVER)]}
+    missing = cli("mcp", "disable", "nope")
+    assert missing.exit_code != 0 and "no MCP server named 'nope'" in missing.output
+
+
+def test_the_lazy_group_lists_exactly_the_real_commands(mcp_mod):
+    from importlib import import_module
+
+    group = import_module(mcp_mod.__name__ + ".group")
+    real = import_module(mcp_mod.__name__ + ".cli").mcp_group
+    assert sorted(group.SUBCOMMANDS) == sorted(real.commands)
+    for name in group.SUBCOMMANDS:
+        assert group.mcp_group.get_command(None, name) is real.commands[name]
+    assert group.mcp_group.get_command(None, "nope") is None
 
 
 def test_add_preset_time_writes_a_working_entry(cli):
-    result = cli("mcp", "add", "time")
+    result = cli("mcp", "add", "time", "--env", "TZ=UTC")
     assert result.exit_code == 0, result.output
     entry = servers(cli)["time"]
-    assert entry["command"] == "mcp-server-time"
+    assert entry["command"] == "mcp-server-time" and entry["env"] == {"TZ": "UTC"}
     assert entry["tools"]["include"] == ["get_current_time", "convert_time"]
+    wrong = cli("mcp", "add", "fetch", "--header", "A=B")
+    assert wrong.exit_code == 2 and "URL servers" in wrong.output
 
 
 def test_every_preset_is_valid(mcp_mod):
@@ -127,6 +173,7 @@ def test_import_mcp_servers_json(cli, tmp_path):
 
 def test_list_without_servers_and_without_check(cli):
     assert "No MCP servers configured" in cli("mcp", "list").output
+    assert json.loads(cli("mcp", "list", "--json").output) == []
     cli("mcp", "add", "probe", "--", sys.executable, str(PROBE_SERVER))
     result = cli("mcp", "list", "--no-check", "--json")
     assert json.loads(result.output) == [{"name": "probe", "status": "configured", "transport": "stdio"}]
@@ -140,11 +187,18 @@ def test_list_and_test_connect_for_real(cli):
     rows = {r["name"]: r for r in json.loads(result.output)}
     assert rows["time"]["status"] == "connected" and rows["time"]["tools"] == 2
     assert rows["ghost"]["status"] == "failed" and "command not found" in rows["ghost"]["last_error"]
-    text = cli("mcp", "list").output
-    assert "ghost" in text and "error: command not found" in text
+    listed = cli("mcp", "list", "--timeout", "20")
+    assert listed.exit_code == 0  # informational: a failed server is shown, not an error
+    lines = listed.output.splitlines()
+    assert lines[0].split()[:5] == ["SERVER", "TYPE", "STATE", "TOOLS", "TIME"]
+    assert lines[1].split()[:4] == ["time", "stdio", "connected", "2"]  # config order
+    assert lines[2].split()[:4] == ["ghost", "stdio", "failed", "0"]
+    assert "error: command not found" in listed.output
+    assert cli("mcp", "list", "--strict", "--json").exit_code == 1
 
     ok = cli("mcp", "test", "time")
     assert ok.exit_code == 0, ok.output
-    assert "mcp__time__get_current_time" in ok.output and "connected" in ok.output
+    assert "connected" in ok.output and "2 tool(s)" in ok.output
+    assert re.search(r"mcp__time__get_current_time +Get current time", ok.output)
     bad = cli("mcp", "test", "ghost")
     assert bad.exit_code == 1 and "command not found" in bad.output

@@ -63,6 +63,7 @@ def test_defaults_and_transports(config):
     assert stdio.sampling.enabled and stdio.sampling.rpm > 0
     assert config.parse_server("h", {"url": "http://127.0.0.1:1/mcp"}).transport == "http"
     assert config.parse_server("h", {"url": "http://x/sse", "transport": "sse"}).transport == "sse"
+    assert config.parse_server("h", {"url": "${DOCS_URL}"}).url == "${DOCS_URL}"  # expanded at connect
     off = config.parse_server("h", {"url": "http://x", "sampling": {"enabled": False}})
     assert off.sampling.enabled is False
 
@@ -73,6 +74,7 @@ def test_defaults_and_transports(config):
     ({"command": "a", "timeout": -1}, "timeout"),
     ({"command": "a", "args": "not-a-list"}, "args"),
     ({"command": "a", "bogus": 1}, "unknown keys"),
+    ({"url": "localhost:3001/mcp"}, "must start with http:// or https://"),
 ])
 def test_bad_entries_say_what_is_wrong(config, raw, needle):
     with pytest.raises(ConfigError, match=needle):
