@@ -27,6 +27,8 @@ class SessionManager:
         self.runtime = runtime
         self.memory: Any = None  # the external memory provider (at most one)
         self._memory_started: set[str] = set()
+        self._trust: tuple[Any, bool] | None = None  # (trusted.json mtime, answer)
+        self._parsed: dict[str, tuple[PromptSection, ...]] = {}  # stored prompts by hash
 
     # ------------------------------------------------------------------ memory slot
 
@@ -76,8 +78,21 @@ class SessionManager:
     # ------------------------------------------------------------------ sessions
 
     def _trusted(self) -> bool:
-        """The workspace, or a folder above it, is listed in ``$TALARIA_HOME/trusted.json``."""
+        """The workspace, or a folder above it, is listed in ``$TALARIA_HOME/trusted.json``
+        (re-read only when the file changed)."""
         path = self.runtime.kernel.home / "trusted.json"
+        try:
+            info = path.stat()
+            stamp: Any = (info.st_mtime_ns, info.st_size)
+        except OSError:
+            stamp = None
+        if self._trust is not None and self._trust[0] == stamp:
+            return self._trust[1]
+        trusted = stamp is not None and self._read_trusted(path)
+        self._trust = (stamp, trusted)
+        return trusted
+
+    def _read_trusted(self, path: Path) -> bool:
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
@@ -129,10 +144,9 @@ class SessionManager:
         store = self.runtime.store
         row, state.messages = (None, []) if new_session else await store.current_transcript(key)
         if row is not None:
-            stored = await store.get_system_prompt(row.system_prompt_hash) if row.system_prompt_hash else None
             state.session = row
             state.info = self.info(row.id, key, resolved, row.parent_session_id)
-            state.info_system = parse_stored(stored) if stored else tuple(self.build_prompt(state.info))
+            state.info_system = await self._stored_prompt(row.system_prompt_hash) or tuple(self.build_prompt(state.info))
             await self._start_memory_for(state.info)
             return
         if new_session:
@@ -140,6 +154,20 @@ class SessionManager:
             if current is not None:
                 await self.end(current.id, "new_session", state.info)
         await self.create(state, key, resolved, parent_id=None)
+
+    async def _stored_prompt(self, prompt_hash: str | None) -> tuple[PromptSection, ...]:
+        """The session's stored prompt as sections (parsed once per hash), or () if none."""
+        if not prompt_hash:
+            return ()
+        parsed = self._parsed.get(prompt_hash)
+        if parsed is None:
+            stored = await self.runtime.store.get_system_prompt(prompt_hash)
+            if not stored:
+                return ()
+            parsed = self._parsed[prompt_hash] = parse_stored(stored)
+            while len(self._parsed) > 64:
+                self._parsed.pop(next(iter(self._parsed)))
+        return parsed
 
     async def create(self, state: Any, key: str, resolved: Any, *, parent_id: str | None) -> None:
         from ..store.base import SessionRow
