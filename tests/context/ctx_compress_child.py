@@ -45,7 +45,7 @@ async def main() -> None:
 
     def emit(event: Event) -> None:
         if event.kind == "compression":
-            events.append(dict(event.data))
+            events.append({**dict(event.data), "at": time.time()})
         elif event.kind == "turn_started":
             times.setdefault("started", time.time())
 
