@@ -152,11 +152,23 @@ def test_chat_session_in_tmux(fake: FakeLLMServer, home: Path, workspace: Path, 
     assert any("first question" in text for text in sent)
     assert any("are you there?" in text for text in sent)
 
-    # Ctrl-D exits
+    # a trailing backslash continues the message on a new line
     pane.wait_prompt(10)
+    fake.queue(Reply(text="Two lines received."))
+    pane.type("line one\\")
+    pane.wait_for(lambda s: any(line.strip() == "…" for line in s.splitlines()), "the continuation prompt")
+    pane.type("line two")
+    pane.wait_text("Two lines received.")
+    user = [m["content"] for m in fake.last_request.json["messages"] if m["role"] == "user"][-1]
+    assert "line one\nline two" in str(user)
+
+    # Ctrl-D exits; the input history was kept
+    pane.wait_prompt(11)
     pane.send("C-d")
     pane.wait_for(lambda s: subprocess.run(["tmux", "has-session", "-t", pane.name],
                                            capture_output=True).returncode != 0, "the REPL to exit", timeout=30)
+    history = (home / "history").read_text(encoding="utf-8")
+    assert "first question" in history and "/resume first question" in history
 
 
 def _wait_file(path: Path, timeout: float = 60.0) -> str:
