@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import sys
 from typing import Any
 
@@ -44,6 +43,8 @@ def run_command(state: Any, prompt: str | None, model: str | None, toolsets: str
     terminal. Nobody is asked for approval: dangerous calls are denied unless --yolo.
     A new session starts unless --session or --continue is given.
     """
+    import asyncio  # here, not at import: other commands (plugins list, doctor) never load it
+
     from .oneshot import read_prompt, run_once
 
     text = read_prompt(prompt, sys.stdin)
@@ -66,6 +67,8 @@ def chat_command(state: Any, model: str | None = None, toolsets: str | None = No
     Enter sends; Esc-Enter or a trailing \\ continues on a new line. Ctrl-C interrupts
     the running turn (or clears the line); Ctrl-D exits.
     """
+    import asyncio
+
     from .repl import Repl
 
     repl = Repl(state, model=model, toolsets=_toolsets(toolsets), session=session, cont=cont, yolo=yolo)
