@@ -59,8 +59,28 @@ def _load(home: Path) -> dict[str, Any]:
     return data
 
 
+_LOADED: dict[Path, tuple[Any, list[StoredKey]]] = {}  # path -> (file stamp, entries)
+
+
 def load_keys(home: Path) -> list[StoredKey]:
-    """Every stored entry, in the order they were added."""
+    """Every stored entry, in the order they were added (the file is parsed again only when
+    it changed: writes replace it atomically, so its inode and mtime change)."""
+    path = _path(home)
+    try:
+        info = path.stat()
+        stamp: Any = (info.st_ino, info.st_mtime_ns, info.st_size)
+    except OSError:
+        stamp = None
+    known = _LOADED.get(path)
+    if known is not None and stamp is not None and known[0] == stamp:
+        return list(known[1])
+    out = _parse_keys(home)
+    if stamp is not None:
+        _LOADED[path] = (stamp, out)
+    return list(out)
+
+
+def _parse_keys(home: Path) -> list[StoredKey]:
     out = []
     for raw in _load(home)["credentials"]:
         if not isinstance(raw, dict) or not raw.get("provider") or not raw.get("id"):

@@ -119,6 +119,8 @@ class CredentialPool:
         :raises talaria.ProviderError: ``auth`` when the provider has no key for this host,
             or every key is dead; ``rate_limit`` when every key is cooling down after a 429.
         """
+        if profile.keyless and not any(c.key is not None for c, _ in self._candidates(profile, base_url)):
+            return Credential(provider=profile.name, key=None, id=KEYLESS_ID)  # nothing to choose or count
         with locked(self._state_path):
             state = self._read_state()
             now = self.clock()

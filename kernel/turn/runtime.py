@@ -33,7 +33,7 @@ from .compaction import Compactor
 from .models import ModelLayer
 from .sessions import SessionManager
 from .tool_round import ToolRound
-from .transcript import UNKNOWN_OUTCOME, api_view, estimate_tokens, unpaired_calls
+from .transcript import UNKNOWN_OUTCOME, api_view, estimate_tokens, last_turn_start, unpaired_calls
 
 __all__ = ["Runtime", "TurnOptions"]
 
@@ -368,7 +368,7 @@ class Runtime:
 
     async def _repair(self, state: _TurnState) -> None:
         """After a crash: give every call without a result an honest 'unknown outcome' result."""
-        missing = unpaired_calls(state.messages)
+        missing = unpaired_calls(state.messages[last_turn_start(state.messages):])
         if missing:
             await state.persist([
                 Message(role="tool", content=UNKNOWN_OUTCOME, tool_call_id=c.id, name=c.name, status="unknown")
@@ -458,10 +458,19 @@ class _TurnState:
         self.last_prompt_tokens: int | None = None
         self.last_prompt_len = 0
         self.persist: Any = None
-        self.pending_usage: list[Any] = []  # model calls not yet stored (written with the next append)
+        self.pending_usage: list[Any] = []
+        self._api_source: list[Message] | None = None  # what api_messages() last converted
+        self._api_len = 0
+        self._api: list[Message] = []  # model calls not yet stored (written with the next append)
 
     def api_messages(self) -> tuple[Message, ...]:
-        return api_view(self.messages)
+        """``api_view(self.messages)``, converting only messages added since the last call."""
+        if self._api_source is not self.messages or self._api_len > len(self.messages):
+            self._api_source, self._api_len, self._api = self.messages, 0, []
+        if self._api_len < len(self.messages):
+            self._api.extend(api_view(self.messages[self._api_len:]))
+            self._api_len = len(self.messages)
+        return tuple(self._api)
 
     def prompt_estimate(self, extra_chars: int = 0) -> int:
         if self.last_prompt_tokens:

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from ..types import Message, ToolCall
 
-__all__ = ["api_view", "estimate_tokens", "unpaired_calls"]
+__all__ = ["api_view", "estimate_tokens", "last_turn_start", "unpaired_calls"]
 
 UNKNOWN_OUTCOME = (
     "The outcome of this tool call is unknown: the process running it stopped before its "
@@ -21,21 +21,33 @@ def unpaired_calls(messages: Sequence[Message]) -> list[ToolCall]:
     return [call for m in messages if m.role == "assistant" for call in m.tool_calls if call.id not in answered]
 
 
+def last_turn_start(messages: Sequence[Message]) -> int:
+    """Index of the last user message (where the latest turn began), 0 if there is none.
+
+    Turns end with every call paired, so only the latest turn can hold unanswered calls
+    (a crash stopped it): repair looks there instead of scanning the whole history."""
+    for index in range(len(messages) - 1, -1, -1):
+        if messages[index].role == "user":
+            return index
+    return 0
+
+
 def api_view(messages: Sequence[Message]) -> tuple[Message, ...]:
     """Messages as the model sees them: a user message carrying recalled memory
     (``meta["recall"]``) gets it appended — stored once, so every request replays it
     identically."""
-    out = []
-    for message in messages:
-        recall = message.meta.get("recall") if message.meta else None
-        if message.role == "user" and recall:
-            message = Message(
+    out = list(messages)
+    for index, message in enumerate(out):
+        if message.role != "user" or not message.meta:
+            continue
+        recall = message.meta.get("recall")
+        if recall:
+            out[index] = Message(
                 role="user",
                 content=f"{message.content}\n\n<recalled-memory>\n{recall}\n</recalled-memory>",
                 uid=message.uid,
                 meta=message.meta,
             )
-        out.append(message)
     return tuple(out)
 
 
