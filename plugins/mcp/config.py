@@ -5,8 +5,9 @@ Contract:
 - stdio servers have ``command`` (plus ``args``, ``env``, ``cwd``); HTTP servers have ``url``
   (plus ``headers``; ``transport = "sse"`` selects legacy SSE, default Streamable HTTP).
 - ``tools = {include = [...], exclude = [...]}``: include wins over exclude and applies to
-  the utility tools too; ``resources`` / ``prompts`` (default true) turn the utility tools
-  off for a server that advertises them.
+  the utility tools too; ``tools.resources`` / ``tools.prompts`` (default true) turn the
+  utility tools off for a server that advertises them.
+- ``url`` must start with ``http://`` or ``https://`` (or be a ``${VAR}`` placeholder).
 - ``timeout`` (per call, default 120 s), ``connect_timeout`` (default 30 s).
 - ``sampling = {enabled, model, max_tokens, rpm, allowed_models}``; defaults come from the
   ``[mcp.sampling]`` section, then from :data:`SAMPLING_DEFAULTS`.
