@@ -69,6 +69,8 @@ def load_keys(home: Path) -> list[StoredKey]:
     try:
         info = path.stat()
         stamp: Any = (info.st_ino, info.st_mtime_ns, info.st_size)
+    except FileNotFoundError:
+        stamp = "missing"
     except OSError:
         stamp = None
     known = _LOADED.get(path)
