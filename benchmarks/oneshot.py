@@ -12,7 +12,8 @@ the cold ``import openai`` time and bare interpreter start-up, so Talaria's own 
 Children run with bytecode writing enabled (``PYTHONDONTWRITEBYTECODE`` is removed from
 their environment) and one uncounted warm-up run writes the ``.pyc`` caches first: a real
 install has them (pip compiles on install, Python writes them on first run otherwise), so
-compiling ~120 modules from source on every run is not what a user pays.
+compiling ~120 modules from source on every run is not what a user pays. The child is the
+``talaria`` console script beside this interpreter (no PATH shim in between).
 
 Run: ``python benchmarks/oneshot.py [--runs N]``
 (``hermes -z`` and ``llm`` are not installed offline here; their published numbers on the
@@ -82,8 +83,11 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=10)
     args = parser.parse_args()
 
-    exe = shutil.which("talaria")
-    talaria = [exe] if exe else [sys.executable, "-m", "talaria"]
+    # The console script next to this interpreter, not whatever ``talaria`` is first on PATH:
+    # a version-manager shim (pyenv's is a bash script running ``pyenv exec``) would add its
+    # own start-up to every run, while ``import openai`` below is timed without one.
+    exe = Path(sys.executable).with_name("talaria")
+    talaria = [str(exe)] if exe.exists() else [sys.executable, "-m", "talaria"]
     fake, base = start_fake()
     tmp = Path(tempfile.mkdtemp(prefix="talaria-oneshot-"))
     try:
