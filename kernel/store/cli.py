@@ -230,7 +230,7 @@ async def _compress(state: Any, prefix: str, focus: str | None) -> Any:
     from ..turn.runtime import Runtime, TurnOptions
 
     kernel = state.load_kernel()
-    async with Runtime(kernel, options=TurnOptions(channel="cli")) as runtime:
+    async with Runtime(kernel, options=TurnOptions(channel="cli", start_tool_sources=False)) as runtime:
         row = await _resolve(runtime.store, prefix)
         current = await runtime.store.current_session(row.session_key)
         if current is None:

@@ -8,6 +8,7 @@ owns the store connection, the tool box, API-mode instances and per-session tool
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
@@ -52,6 +53,9 @@ class TurnOptions:
     max_iterations: int | None = None
     max_api_calls: int | None = None
     caller_system: str | None = None
+    #: Start tool sources (MCP servers) when the runtime opens; False for hosts that run
+    #: no turns (``talaria sessions compress``) — a later turn still starts them.
+    start_tool_sources: bool = True
 
 
 class _Interrupt(Exception):
@@ -143,7 +147,8 @@ class Runtime:
             self.kernel.registries, self.config, selection=self.options.toolsets, extra_tools=self.sessions.memory_tools()
         )
         self.compactor = Compactor(self)
-        self._start_sources()
+        if self.options.start_tool_sources:
+            self._start_sources()
 
     def _start_sources(self) -> None:
         if self._sources_started:
@@ -163,6 +168,7 @@ class Runtime:
         """Bounded wait for tool sources, once per runtime (later turns use what is connected)."""
         if self._sources_awaited:
             return
+        self._start_sources()
         self._sources_awaited = True
         wait = float(self.config.get("mcp", {}).get("startup_wait", 5.0))
         for _, source in self.kernel.registries.tool_sources.items():
@@ -285,6 +291,9 @@ class Runtime:
         finally:
             keeper.release_on_exit = record is None  # else freed below, with the admission's end
             await keeper.__aexit__(None, None, None)
+            if record is None:  # cancelled or failed before the body could answer: never leave it started
+                with contextlib.suppress(Exception, asyncio.CancelledError):
+                    await asyncio.shield(self._store.finish_admission(admission.id, "interrupted"))
         await self._store.end_turn(admission.id, record.end_reason, keeper.lease)
         await self.kernel.hooks.notify("on_turn_end", turn=record)
         self.emit(Event(kind="turn_ended", session_id=record.session_id, turn_id=record.turn_id,
