@@ -20,7 +20,7 @@ from talaria import UsageError
 from .approve import Approver
 from .exitcodes import exit_code
 from .host import key_for_session, last_workspace_session, make_runtime, new_session_key
-from .render import TurnRenderer
+from .render import TurnRenderer, markdown_settings
 from .signals import Stopper
 from .slash import SlashContext, dispatch
 
@@ -79,6 +79,7 @@ class Repl:
             self.runtime = make_runtime(self.state, model=self.model, toolsets=self.toolsets, yolo=self.yolo,
                                         emit=stopper.watch(self.renderer), ask=approver)
             stopper.runtime = self.runtime
+            self._setup_markdown()
             async with self.runtime:
                 try:
                     await stopper.run(self._conversation())
@@ -108,6 +109,18 @@ class Repl:
                     break
                 continue
             await self._turn(text)
+
+    def _setup_markdown(self) -> None:
+        """Render answers as markdown on a terminal (unless ``[channels.cli] markdown = false``);
+        rich is imported in the background while the first prompt is typed."""
+        self.renderer.markdown = markdown_settings(self.runtime.config, sys.stdout)
+        if self.renderer.markdown is not None:
+            import threading
+
+            from .markdown_stream import warm_up
+
+            theme = self.renderer.markdown["code_theme"]
+            threading.Thread(target=_quietly, args=(warm_up, theme), name="talaria-rich-warm-up", daemon=True).start()
 
     def _terminated(self) -> int:
         code = exit_code("interrupted")
@@ -186,12 +199,18 @@ class Repl:
             return
         finally:
             self._remove_sigint()
-        if record.final_text and not self.renderer.streamed:
-            self.renderer.write(record.final_text)
-        self.renderer.newline()
+        self.renderer.end_turn(record.final_text)
         if record.end_reason != "completed":
             self.say(f"[{record.end_reason}] {record.error or ''}".rstrip())
 
     def _interrupt(self) -> None:
         self.renderer.line("^C interrupting…")
         self.runtime.interrupt()
+
+
+def _quietly(fn: Callable[..., Any], *args: Any) -> None:
+    """Run a best-effort background job; its failure shows up later, where it matters."""
+    try:
+        fn(*args)
+    except Exception:  # noqa: BLE001
+        pass
