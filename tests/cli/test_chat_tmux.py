@@ -96,6 +96,16 @@ def test_chat_session_in_tmux(fake: FakeLLMServer, home: Path, workspace: Path, 
     pane.wait_text("Streaming works fine.")
     pane.wait_prompt(2)
 
+    # a markdown answer is rendered: the heading without its #, the code block once, no fences
+    fake.queue(Reply(text="# Shopping list\n\nBuy **two** apples.\n\n```python\ndef total(items):\n"
+                          "    return sum(items)\n```\n\nThat is all."))
+    pane.type("markdown please")
+    pane.wait_text("That is all.")
+    screen = pane.wait_prompt(3)
+    assert "Shopping list" in screen and "# Shopping list" not in screen
+    assert "Buy two apples." in screen and "**" not in screen
+    assert screen.count("def total(items):") == 1 and "return sum(items)" in screen and "```" not in screen
+
     # a tool call shows its activity line, then the answer
     fake.queue(Reply(tool_calls=[FakeToolCall(name="terminal", arguments={"command": "echo hi"})]),
                Reply(text="Echo done."))
@@ -104,7 +114,7 @@ def test_chat_session_in_tmux(fake: FakeLLMServer, home: Path, workspace: Path, 
     assert "⚙ terminal echo hi" in screen
     pane.wait_for(lambda s: any(line.startswith("⚙ terminal echo hi") and line.rstrip().endswith(" ok")
                                 for line in s.splitlines()), "finished tool line")
-    pane.wait_prompt(3)
+    pane.wait_prompt(4)
 
     # an approval prompt appears and deny works
     victim = home / "x-victim"
@@ -118,7 +128,7 @@ def test_chat_session_in_tmux(fake: FakeLLMServer, home: Path, workspace: Path, 
     assert victim.exists()
     tool_results = [m for m in fake.last_request.json["messages"] if m["role"] == "tool"]
     assert "Denied" in tool_results[-1]["content"]
-    pane.wait_prompt(4)
+    pane.wait_prompt(5)
 
     # Ctrl-C interrupts a long tool; the next prompt works
     fake.queue(Reply(tool_calls=[FakeToolCall(name="terminal", arguments={"command": "sleep 30"})]))
@@ -128,11 +138,11 @@ def test_chat_session_in_tmux(fake: FakeLLMServer, home: Path, workspace: Path, 
     pane.send("C-c")
     pane.wait_text("[interrupted]", timeout=25)
     assert time.monotonic() - started < 25  # did not wait the sleep out
-    pane.wait_prompt(5)
+    pane.wait_prompt(6)
     fake.queue(Reply(text="Back after the interrupt."))
     pane.type("are you there?")
     pane.wait_text("Back after the interrupt.")
-    pane.wait_prompt(6)
+    pane.wait_prompt(7)
 
     # /new starts an empty conversation; /resume brings the first one back
     pane.type("/new")
@@ -142,7 +152,7 @@ def test_chat_session_in_tmux(fake: FakeLLMServer, home: Path, workspace: Path, 
     pane.wait_text("Fresh start.")
     sent = [str(m.get("content")) for m in fake.last_request.json["messages"]]
     assert not any("first question" in text for text in sent)
-    pane.wait_prompt(8)
+    pane.wait_prompt(9)
     pane.type("/resume first question")
     pane.wait_text("Resumed ")
     fake.queue(Reply(text="Resumed reply."))
@@ -153,7 +163,7 @@ def test_chat_session_in_tmux(fake: FakeLLMServer, home: Path, workspace: Path, 
     assert any("are you there?" in text for text in sent)
 
     # a trailing backslash continues the message on a new line
-    pane.wait_prompt(10)
+    pane.wait_prompt(11)
     fake.queue(Reply(text="Two lines received."))
     pane.type("line one\\")
     pane.wait_for(lambda s: any(line.strip() == "…" for line in s.splitlines()), "the continuation prompt")
@@ -163,7 +173,7 @@ def test_chat_session_in_tmux(fake: FakeLLMServer, home: Path, workspace: Path, 
     assert "line one\nline two" in str(user)
 
     # Ctrl-D exits; the input history was kept
-    pane.wait_prompt(11)
+    pane.wait_prompt(12)
     pane.send("C-d")
     pane.wait_for(lambda s: subprocess.run(["tmux", "has-session", "-t", pane.name],
                                            capture_output=True).returncode != 0, "the REPL to exit", timeout=30)
