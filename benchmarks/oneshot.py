@@ -6,8 +6,10 @@ Starts ``python -m talaria.testing.fakes`` as a subprocess, writes a temporary
 process N times (default 10). Reports medians of: wall time, time from spawn to the first
 request reaching the server (the fake records arrival times), peak RSS and CPU time
 (user+sys, less sensitive to a busy machine than wall time) of the child; and separately
-the cold ``import openai`` time and bare interpreter start-up, so Talaria's own share
-(wall − SDK import) can be read off. Targets (issue 8): wall ≤ 1.0 s, own share ≤ 0.2 s.
+the cold ``import openai`` time (the import statement alone, timed inside a fresh
+interpreter) and bare interpreter start-up, interleaved with the Talaria runs so a busy
+machine's drift hits all alike; Talaria's own share is wall − SDK import (and the same in
+CPU time): everything else, interpreter start and exit included, is Talaria's. Targets (issue 8): wall ≤ 1.0 s, own share ≤ 0.2 s.
 
 Children run with bytecode writing enabled (``PYTHONDONTWRITEBYTECODE`` is removed from
 their environment) and one uncounted warm-up run writes the ``.pyc`` caches first: a real
@@ -69,6 +71,15 @@ def run_child(argv: list[str], env: dict[str, str], cwd: str) -> dict[str, float
             "cpu": usage.ru_utime + usage.ru_stime, "out": out}  # type: ignore[dict-item]
 
 
+#: Times the SDK's import inside a fresh interpreter: wall and CPU of the import statement
+#: alone (interpreter start-up and exit are the same for any Python program and are counted
+#: as Talaria's own).
+SDK_PROBE = (
+    "import time; w, c = time.perf_counter(), time.process_time(); import openai; "
+    "print(time.perf_counter() - w, time.process_time() - c)"
+)
+
+
 def child_env() -> dict[str, str]:
     """The children's environment: no API keys, and bytecode caches written and used."""
     return {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and k != "PYTHONDONTWRITEBYTECODE"}
@@ -102,9 +113,10 @@ def main() -> int:
 
         # not counted: warms the page cache and writes the .pyc files (bytecode writing is on)
         run_child([*talaria, "run", "warm the page cache"], env, str(workspace))
-        run_child([sys.executable, "-c", "import openai"], env, str(workspace))
-        walls, firsts, rss, cpus = [], [], [], []
+        run_child([sys.executable, "-c", SDK_PROBE], env, str(workspace))
+        walls, firsts, rss, cpus, sdk, bare = [], [], [], [], [], []
         for _ in range(args.runs):
+            # interleaved with the reference runs, so load on a shared machine drifts alike for all
             control(base, "/_fake/reset", "POST")
             result = run_child([*talaria, "run", "hi"], env, str(workspace))
             requests = control(base, "/_fake/requests")
@@ -114,15 +126,15 @@ def main() -> int:
             firsts.append(requests[0]["received_at"] - result["start"])
             rss.append(result["rss_mb"])
             cpus.append(result["cpu"])
-
-        sdk = [run_child([sys.executable, "-c", "import openai"], env, str(workspace)) for _ in range(args.runs)]
-        bare = [run_child([sys.executable, "-c", "pass"], env, str(workspace)) for _ in range(args.runs)]
+            sdk.append(run_child([sys.executable, "-c", SDK_PROBE], env, str(workspace)))
+            bare.append(run_child([sys.executable, "-c", "pass"], env, str(workspace)))
     finally:
         fake.terminate()
         fake.wait(10)
         shutil.rmtree(tmp, ignore_errors=True)
 
-    sdk_import = median([r["wall"] for r in sdk]) - median([r["wall"] for r in bare])
+    sdk_import = median([float(r["out"].split()[0]) for r in sdk])
+    sdk_cpu = median([float(r["out"].split()[1]) for r in sdk])
     wall = median(walls)
     load = os.getloadavg()[0]
     print(f"talaria run 'hi' — cold, median of {args.runs} runs (load average {load:.1f} on {os.cpu_count()} CPUs)")
@@ -132,8 +144,9 @@ def main() -> int:
     print(f"  CPU time (user+sys)            {median(cpus):6.3f} s")
     print(f"  peak RSS                       {median(rss):6.1f} MB")
     print(f"  python -c pass                 {median([r['wall'] for r in bare]):6.3f} s")
-    print(f"  import openai (own, cold)      {sdk_import:6.3f} s   (CPU {median([r['cpu'] for r in sdk]) - median([r['cpu'] for r in bare]):.3f} s)")
+    print(f"  import openai (in a fresh process)  {sdk_import:6.3f} s   (CPU {sdk_cpu:.3f} s)")
     print(f"  Talaria's own share (wall − SDK import)  {wall - sdk_import:6.3f} s   (target ≤ 0.2 s)")
+    print(f"  the same in CPU time (less load-sensitive) {median(cpus) - sdk_cpu:6.3f} s")
     print(f"  target wall ≤ 1.0 s: {'met' if wall <= 1.0 else 'NOT met'}")
     return 0
 
