@@ -153,34 +153,49 @@ def build_cli() -> Any:
     return cli
 
 
-def _skip_final_collection() -> None:
-    """Make interpreter exit skip the final full garbage collection.
+def _tune_gc_for_the_process() -> None:
+    """Garbage-collector settings for a ``talaria`` process (called once, from the entry point).
 
-    Python's shutdown traverses every object the process ever created; with a provider SDK's
-    thousands of classes and schemas loaded that takes about a quarter of a second after the
-    answer is printed. Registered with :mod:`atexit` (so it runs at exit only, after the
-    handlers registered later, e.g. the terminal's process-group cleanup), it moves all live
-    objects to the permanent generation. Nothing is lost: the store is closed and output
-    flushed explicitly, and Python never promised ``__del__`` for objects alive at exit.
+    - Young-generation collections every 10 000 allocations instead of 700: importing a
+      provider SDK allocates hundreds of thousands of long-lived objects (classes, schemas),
+      and the default threshold runs ~200 collections over them on the way to the first
+      request (~0.1 s); raising it halves that, and memory still stays flat because cycles
+      are still collected, only in larger batches.
+    - Exit skips the final full collection: Python's shutdown traverses every object the
+      process ever created, about a quarter of a second after the answer is printed. An
+      :mod:`atexit` hook (registered first, so it runs after the handlers registered later,
+      e.g. the terminal's process-group cleanup) moves all live objects to the permanent
+      generation. Nothing is lost: the store is closed and output flushed explicitly, and
+      Python never promised ``__del__`` for objects alive at exit.
     """
-    global _EXIT_HOOK
-    if not _EXIT_HOOK:
-        import atexit
-        import gc
+    global _GC_TUNED
+    if _GC_TUNED:
+        return
+    import atexit
+    import gc
 
-        atexit.register(gc.freeze)
-        _EXIT_HOOK = True
+    _, gen1, gen2 = gc.get_threshold()
+    gc.set_threshold(10_000, max(gen1, 20), max(gen2, 20))
+    atexit.register(gc.freeze)
+    _GC_TUNED = True
 
 
-_EXIT_HOOK = False
+_GC_TUNED = False
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``talaria`` console script; returns the exit code."""
+    """Entry point of the ``talaria`` console script; returns the exit code.
+
+    :param argv: the arguments; None means ``sys.argv[1:]`` and marks the call as the
+        process's entry point (the console script, ``python -m talaria``), which also tunes
+        the garbage collector for a short-lived process (:func:`_tune_gc_for_the_process`).
+    """
+    entry_point = argv is None
     argv = list(sys.argv[1:] if argv is None else argv)
     if _fast_version(argv):
         return EXIT_OK
-    _skip_final_collection()
+    if entry_point:
+        _tune_gc_for_the_process()
     import os
 
     from .paths import talaria_home
