@@ -27,6 +27,7 @@ class TranscriptCache:
     def __init__(self, size: int = 64) -> None:
         self._size = size
         self._entries: OrderedDict[str, _Entry] = OrderedDict()
+        self._current: dict[str, str] = {}  # session key -> the session id last read for it
 
     def get(self, session_id: str) -> _Entry | None:
         entry = self._entries.get(session_id)
@@ -57,6 +58,15 @@ class TranscriptCache:
 
     def forget(self, session_id: str) -> None:
         self._entries.pop(session_id, None)
+
+    def current_of(self, session_key: str) -> str | None:
+        """The session id last read as ``session_key``'s current one (a hint, not a fact)."""
+        return self._current.get(session_key)
+
+    def set_current(self, session_key: str, session_id: str) -> None:
+        self._current[session_key] = session_id
+        while len(self._current) > 4 * self._size:
+            self._current.pop(next(iter(self._current)))
 
 
 class PromptCache:

@@ -104,7 +104,7 @@ class LeaseMixin:
         def body(conn: DbConnection) -> Lease | None:
             return self._take_lease(conn, session_key, owner, ttl)
 
-        return await self._write(body, f"acquire the lease of {session_key!r}")
+        return await self._write(body, f"acquire the lease of {session_key!r}", inline=True)
 
     def _take_lease(self, conn: DbConnection, session_key: str, owner: str, ttl: float) -> Lease | None:
         """Inside a write transaction: :meth:`try_acquire_lease`'s work."""
@@ -185,7 +185,7 @@ class LeaseMixin:
                 )
             return replace(lease, expires_at=expires_at)
 
-        return await self._write(body, f"refresh the lease of {lease.session_key!r}")
+        return await self._write(body, f"refresh the lease of {lease.session_key!r}", inline=True)
 
     async def release_lease(self, lease: Lease) -> None:
         """Free the lease if this owner's generation still holds it; otherwise do nothing."""
@@ -193,7 +193,7 @@ class LeaseMixin:
         def body(conn: DbConnection) -> None:
             _free_lease(conn, lease)
 
-        await self._write(body, f"release the lease of {lease.session_key!r}")
+        await self._write(body, f"release the lease of {lease.session_key!r}", inline=True)
         self._released(lease)
 
     def _released(self, lease: Lease) -> None:
@@ -261,7 +261,7 @@ class LeaseMixin:
             )
             return True
 
-        return await self._write(body, f"lock compression of session {session_id}")
+        return await self._write(body, f"lock compression of session {session_id}", inline=True)
 
     async def unlock_compression(self, session_id: str, holder: str) -> None:
         """Release the session's compression lock if ``holder`` has it."""
@@ -272,4 +272,4 @@ class LeaseMixin:
                 (session_id, holder),
             )
 
-        await self._write(body, f"unlock compression of session {session_id}")
+        await self._write(body, f"unlock compression of session {session_id}", inline=True)

@@ -89,7 +89,7 @@ class LedgerMixin:
                 self._check_fence(conn, fence, None)
             add_usage(conn, session_id, provider, model, usage, cost)
 
-        await self._write(body, f"record usage of session {session_id}")
+        await self._write(body, f"record usage of session {session_id}", inline=True)
 
     async def session_usage(self, session_id: str) -> list[UsageRow]:
         """Usage totals of the session, one row per provider × model, first used first."""

@@ -119,7 +119,7 @@ class QueueMixin:
         def body(conn: DbConnection) -> tuple[Admission, bool]:
             return insert_admission(conn, admission_id, principal, session_key, request_id, encoded)
 
-        return await self._write(body, f"admit request {request_id!r} for {session_key!r}")
+        return await self._write(body, f"admit request {request_id!r} for {session_key!r}", inline=True)
 
     async def get_admission(self, admission_id: str) -> Admission | None:
         """The admission with this id, or None."""
@@ -149,7 +149,7 @@ class QueueMixin:
         def body(conn: DbConnection) -> Admission | None:
             return head_of_queue(conn, session_key)
 
-        return await self._read(body)
+        return await self._read(body, inline=True)
 
     async def start_admission(self, admission_id: str, owner: str) -> Admission:
         """``queued → started`` by ``owner`` (call it while holding the key's lease).
@@ -161,7 +161,7 @@ class QueueMixin:
         def body(conn: DbConnection) -> Admission:
             return start_queued(conn, admission_id, owner)
 
-        return await self._write(body, f"start admission {admission_id}")
+        return await self._write(body, f"start admission {admission_id}", inline=True)
 
     async def finish_admission(self, admission_id: str, end_reason: str) -> Admission:
         """Make the admission ``terminal`` with ``end_reason`` (from any other status).
@@ -170,7 +170,7 @@ class QueueMixin:
         def body(conn: DbConnection) -> Admission:
             return finish(conn, admission_id, end_reason)
 
-        return await self._write(body, f"finish admission {admission_id}")
+        return await self._write(body, f"finish admission {admission_id}", inline=True)
 
     async def stale_admissions(
         self, is_owner_alive: Callable[[str], bool] | None = None

@@ -121,7 +121,7 @@ class TranscriptMixin:
                 ),
             )
 
-        await self._write(body, f"create session {row.id}")
+        await self._write(body, f"create session {row.id}", inline=True)
         return _session(
             (row.id, row.session_key, row.parent_session_id, row.source, row.provider,
              row.model, row.system_prompt_hash, row.cwd, row.title, row.created_at,
@@ -190,7 +190,7 @@ class TranscriptMixin:
         def body(conn: DbConnection) -> SessionRow | None:
             return _current(conn, session_key)
 
-        return await self._read(body)
+        return await self._read(body, inline=True)
 
     async def end_session(self, session_id: str, reason: str) -> None:
         """Set ``ended_at``/``end_reason`` unless already ended (the first end wins)."""
@@ -202,7 +202,7 @@ class TranscriptMixin:
                 (time.time(), reason, session_id),
             )
 
-        await self._write(body, f"end session {session_id}")
+        await self._write(body, f"end session {session_id}", inline=True)
 
     async def set_title(self, session_id: str, title: str | None) -> None:
         """Set (or clear with None) the session's title."""
@@ -258,7 +258,7 @@ class TranscriptMixin:
                 (digest, text, time.time()),
             )
 
-        await self._write(body, "store the system prompt")
+        await self._write(body, "store the system prompt", inline=True)
         return digest
 
     async def get_system_prompt(self, prompt_hash: str) -> str | None:
@@ -274,7 +274,7 @@ class TranscriptMixin:
             )
             return rows[0][0] if rows else None
 
-        text = await self._read(body)
+        text = await self._read(body, inline=True)
         if text is not None:
             self._prompts.put(prompt_hash, text)
         return text
@@ -331,7 +331,7 @@ class TranscriptMixin:
             return last, [decode_message(p[1:10]) for p in params]  # exactly what a read returns
 
         last_seq, stored = await self._write(
-            body, f"append {len(params)} message(s) to session {session_id}"
+            body, f"append {len(params)} message(s) to session {session_id}", inline=True
         )
         self._transcripts.appended(session_id, stored, last_seq)
 
@@ -361,11 +361,13 @@ class TranscriptMixin:
         def body(conn: DbConnection) -> _ActiveRead:
             return _read_active(conn, session_id, cached)
 
-        return self._merge(session_id, cached, await self._read(body))
+        # inline only when cached: then the read is a count and the few newest rows
+        return self._merge(session_id, cached, await self._read(body, inline=cached is not None))
 
     async def current_transcript(self, session_key: str) -> tuple[SessionRow | None, list[Message]]:
         """:meth:`current_session` and its :meth:`get_messages`, read together (one hop)."""
         peek = self._transcripts.peek
+        known = self._transcripts.current_of(session_key)
 
         def body(conn: DbConnection) -> tuple[SessionRow | None, Any, _ActiveRead | None]:
             row = _current(conn, session_key)
@@ -374,9 +376,10 @@ class TranscriptMixin:
             cached = peek(row.id)  # a plain dict read; entries are immutable
             return row, cached, _read_active(conn, row.id, cached)
 
-        row, cached, read = await self._read(body)
+        row, cached, read = await self._read(body, inline=known is not None and peek(known) is not None)
         if row is None or read is None:
             return None, []
+        self._transcripts.set_current(session_key, row.id)
         return row, self._merge(row.id, cached, read)
 
     def _merge(self, session_id: str, cached: Any, read: _ActiveRead) -> list[Message]:

@@ -65,7 +65,7 @@ class TurnMixin:
                 return admission, True, None
             return start_queued(conn, admission.id, owner), True, lease
 
-        return await self._write(body, f"admit request {request_id!r} for {session_key!r}")
+        return await self._write(body, f"admit request {request_id!r} for {session_key!r}", inline=True)
 
     async def end_turn(self, admission_id: str, end_reason: str, lease: Lease | None) -> Admission:
         """Make the admission ``terminal`` (as :meth:`finish_admission`) and free ``lease``
@@ -77,7 +77,7 @@ class TurnMixin:
                 _free_lease(conn, lease)
             return admission
 
-        admission = await self._write(body, f"finish admission {admission_id}")
+        admission = await self._write(body, f"finish admission {admission_id}", inline=True)
         if lease is not None:
             self._released(lease)
         return admission
