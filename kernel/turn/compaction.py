@@ -20,7 +20,7 @@ from ..types import Compaction, Event, Message, new_id
 from .transcript import estimate_tokens, unpaired_calls
 
 if TYPE_CHECKING:
-    from .runtime import Runtime, _TurnState
+    from .state import TurnHost, TurnState
 
 __all__ = ["Compactor", "check_compaction"]
 
@@ -29,7 +29,7 @@ DEFAULT_ENGINE = "compressor"
 COOLDOWN_HOLDER = "cooldown"
 
 
-def _system_chars(state: _TurnState) -> int:
+def _system_chars(state: TurnState) -> int:
     return sum(len(section.text) for section in state.info_system)
 
 
@@ -55,7 +55,7 @@ def check_compaction(before: list[Message], compaction: Compaction) -> str | Non
 
 
 class Compactor:
-    def __init__(self, runtime: Runtime) -> None:
+    def __init__(self, runtime: TurnHost) -> None:
         self.runtime = runtime
         cfg = runtime.config.get("context", {})
         self.enabled = bool(cfg.get("enabled", True))
@@ -91,7 +91,7 @@ class Compactor:
 
     # ------------------------------------------------------------------ gates
 
-    def _wants(self, state: _TurnState, resolved: Any) -> bool:
+    def _wants(self, state: TurnState, resolved: Any) -> bool:
         if not self.enabled or self.engine is None or len(state.messages) <= 1:
             return False
         if state.compressions >= self.max_attempts:
@@ -103,18 +103,18 @@ class Compactor:
             self._warn(f"context engine '{self.engine_name}' failed in should_compress: {exc}")
             return False
 
-    async def preflight(self, state: _TurnState, resolved: Any) -> None:
+    async def preflight(self, state: TurnState, resolved: Any) -> None:
         """Before each model call (and again for a fallback model's window)."""
         if self._wants(state, resolved):
             await self.compress(state, resolved)
 
-    async def after_tool_round(self, state: _TurnState) -> None:
+    async def after_tool_round(self, state: TurnState) -> None:
         """Tool results may have pushed the context over the threshold."""
         resolved = state.served or state.chain[0]
         if self._wants(state, resolved):
             await self.compress(state, resolved)
 
-    async def on_overflow(self, state: _TurnState, resolved: Any) -> bool:
+    async def on_overflow(self, state: TurnState, resolved: Any) -> bool:
         """A provider said the context is too long: compress once, then fail closed."""
         if state.overflow_routed or self.engine is None:
             return False
@@ -123,7 +123,7 @@ class Compactor:
 
     # ------------------------------------------------------------------ compression
 
-    async def compress(self, state: _TurnState, resolved: Any, *, focus: str | None = None, must_fit: bool = False) -> bool:
+    async def compress(self, state: TurnState, resolved: Any, *, focus: str | None = None, must_fit: bool = False) -> bool:
         """Compress the session's history; True when it rotated to a compacted child."""
         store = self.runtime.store
         session_id = state.session.id
@@ -171,7 +171,7 @@ class Compactor:
             await store.unlock_compression(session_id, holder)
         return True
 
-    async def _fail(self, state: _TurnState, resolved: Any, holder: str, exc: BaseException, *, must_fit: bool) -> None:
+    async def _fail(self, state: TurnState, resolved: Any, holder: str, exc: BaseException, *, must_fit: bool) -> None:
         store = self.runtime.store
         session_id = state.session.id
         await store.unlock_compression(session_id, holder)
@@ -184,7 +184,7 @@ class Compactor:
             raise CompressionError(f"compression failed and the history does not fit the context window: {reason}") from exc
         log.warning("talaria: compression failed (%s); continuing uncompressed", reason)
 
-    async def _rotate(self, state: _TurnState, resolved: Any, compaction: Compaction) -> None:
+    async def _rotate(self, state: TurnState, resolved: Any, compaction: Compaction) -> None:
         """Continue in a child session holding the compacted history; the parent stays intact."""
         assert self.runtime.sessions is not None
         parent = state.session

@@ -13,10 +13,11 @@ from typing import TYPE_CHECKING
 
 from ..errors import CompressionError, LeaseLost
 from ..types import new_id
+from .state import TurnState
 from .transcript import estimate_tokens
 
 if TYPE_CHECKING:
-    from .runtime import Runtime
+    from .state import TurnHost
 
 __all__ = ["CompressionReport", "compress_session"]
 
@@ -42,10 +43,9 @@ class CompressionReport:
     reason: str = ""
 
 
-async def compress_session(runtime: Runtime, session_key: str, *, focus: str | None = None) -> CompressionReport:
+async def compress_session(runtime: TurnHost, session_key: str, *, focus: str | None = None) -> CompressionReport:
     """Compress the current session of ``session_key`` now (see the module docstring)."""
     from ..store.lease import LeaseKeeper
-    from .runtime import _TurnState
 
     store = runtime.store
     sessions, compactor = runtime.sessions, runtime.compactor
@@ -59,7 +59,7 @@ async def compress_session(runtime: Runtime, session_key: str, *, focus: str | N
         row = await store.current_session(session_key)
         if row is None:
             return CompressionReport(compressed=False, session_id="", reason="this session has no history yet")
-        state = _TurnState(turn_id=new_id("cmp_"), key=session_key, text="")
+        state = TurnState(turn_id=new_id("cmp_"), key=session_key, text="")
 
         async def persist(messages: list) -> None:  # type: ignore[type-arg]
             await store.append_messages(state.session.id, messages, fence=keeper.lease)

@@ -16,7 +16,7 @@ from ..errors import ConfigError
 from ..types import Delta, Event, Message, ModelRequest, ModelResponse, PromptSection, Tool
 
 if TYPE_CHECKING:
-    from .runtime import Runtime, _TurnState
+    from .state import TurnHost, TurnState
 
 __all__ = ["ModelLayer"]
 
@@ -26,7 +26,7 @@ DEFAULT_MAX_TOKENS = 8192
 class ModelLayer:
     """Provider access for one runtime (API-mode instances are cached and closed here)."""
 
-    def __init__(self, runtime: Runtime) -> None:
+    def __init__(self, runtime: TurnHost) -> None:
         self.runtime = runtime
         self._modes: dict[str, Any] = {}
         self._pool: Any = None
@@ -121,7 +121,7 @@ class ModelLayer:
             session_id=session_id,
         )
 
-    async def call(self, state: _TurnState, offered: Mapping[str, Tool]) -> Any:
+    async def call(self, state: TurnState, offered: Mapping[str, Tool]) -> Any:
         """One model call for the turn, with retry, rotation, fallback and overflow handling."""
         from ..providers.policy import RetrySettings, call_with_policy
 

@@ -23,18 +23,17 @@ from ..types import (
     Event,
     Message,
     Services,
-    SessionInfo,
     ToolCall,
     ToolContext,
     TurnRecord,
-    Usage,
     new_id,
 )
 from .compaction import Compactor
 from .models import ModelLayer
 from .sessions import SessionManager
+from .state import TurnState
 from .tool_round import ToolRound
-from .transcript import UNKNOWN_OUTCOME, api_view, estimate_tokens, last_turn_start, unpaired_calls
+from .transcript import UNKNOWN_OUTCOME, last_turn_start, unpaired_calls
 
 __all__ = ["Runtime", "TurnOptions"]
 
@@ -316,13 +315,13 @@ class Runtime:
     # ------------------------------------------------------------------ the turn body
 
     async def _turn(self, admission: Any, text: str, keeper: Any, new_session: bool) -> TurnRecord:
-        state = _TurnState(turn_id=admission.id, key=admission.session_key, text=text)
+        state = TurnState(turn_id=admission.id, key=admission.session_key, text=text)
         try:
             return await self._stages(state, keeper, new_session)
         finally:
             await self._flush_usage(state)
 
-    async def _flush_usage(self, state: _TurnState) -> None:
+    async def _flush_usage(self, state: TurnState) -> None:
         """Model calls whose usage no later append carried (the turn ended first)."""
         if not state.pending_usage or state.session is None:
             return
@@ -333,7 +332,7 @@ class Runtime:
                 log.warning("talaria: could not record usage of session %s: %s", state.session.id, exc)
         state.pending_usage = []
 
-    async def _stages(self, state: _TurnState, keeper: Any, new_session: bool) -> TurnRecord:
+    async def _stages(self, state: TurnState, keeper: Any, new_session: bool) -> TurnRecord:
         assert self.sessions is not None and self.compactor is not None and self.toolbox is not None
         turn_id, key, text = state.turn_id, state.key, state.text
 
@@ -375,7 +374,7 @@ class Runtime:
         except _Interrupt as exc:
             return state.record(exc.reason, error=str(exc))
 
-    async def _repair(self, state: _TurnState) -> None:
+    async def _repair(self, state: TurnState) -> None:
         """After a crash: give every call without a result an honest 'unknown outcome' result."""
         missing = unpaired_calls(state.messages[last_turn_start(state.messages):])
         if missing:
@@ -384,7 +383,7 @@ class Runtime:
                 for c in missing
             ])  # the crash left the calls last, so appended results follow them directly
 
-    async def _loop(self, state: _TurnState) -> TurnRecord:
+    async def _loop(self, state: TurnState) -> TurnRecord:
         assert self.toolbox is not None and self.compactor is not None
         while True:
             if state.iterations >= self.max_iterations:
@@ -421,12 +420,12 @@ class Runtime:
                                                "finish": response.finish_reason})])
             return state.record("completed", final_text=response.text)
 
-    def _emitter(self, state: _TurnState) -> Callable[[Event], None]:
+    def _emitter(self, state: TurnState) -> Callable[[Event], None]:
         def emit(event: Event) -> None:
             self.emit(Event(kind=event.kind, data=event.data, session_id=state.session.id, turn_id=state.turn_id))
         return emit
 
-    def _tool_ctx(self, state: _TurnState, call: ToolCall, tool: Any = None) -> ToolContext:
+    def _tool_ctx(self, state: TurnState, call: ToolCall, tool: Any = None) -> ToolContext:
         return ToolContext(
             session_id=state.session.id,
             session_key=state.key,
@@ -443,63 +442,3 @@ class Runtime:
             skill_dirs=state.info.skill_dirs if state.info else (),
             tool=tool,
         )
-
-
-class _TurnState:
-    """Mutable bookkeeping of one running turn."""
-
-    def __init__(self, *, turn_id: str, key: str, text: str) -> None:
-        self.turn_id = turn_id
-        self.key = key
-        self.text = text
-        self.session: Any = None
-        self.info: SessionInfo | None = None
-        self.info_system: tuple[Any, ...] = ()
-        self.overflow_routed = False
-        self.messages: list[Message] = []
-        self.chain: list[Any] = []
-        self.served: Any = None
-        self.usage = Usage()
-        self.iterations = 0
-        self.api_calls = 0
-        self.compressions = 0
-        self.compression_error: str | None = None
-        self.last_prompt_tokens: int | None = None
-        self.last_prompt_len = 0
-        self.persist: Any = None
-        self.pending_usage: list[Any] = []
-        self._api_source: list[Message] | None = None  # what api_messages() last converted
-        self._api_len = 0
-        self._api: list[Message] = []  # model calls not yet stored (written with the next append)
-
-    def api_messages(self) -> tuple[Message, ...]:
-        """``api_view(self.messages)``, converting only messages added since the last call."""
-        if self._api_source is not self.messages or self._api_len > len(self.messages):
-            self._api_source, self._api_len, self._api = self.messages, 0, []
-        if self._api_len < len(self.messages):
-            self._api.extend(api_view(self.messages[self._api_len:]))
-            self._api_len = len(self.messages)
-        return tuple(self._api)
-
-    def prompt_estimate(self, extra_chars: int = 0) -> int:
-        if self.last_prompt_tokens:
-            return self.last_prompt_tokens + estimate_tokens(self.messages[self.last_prompt_len:])
-        return estimate_tokens(self.messages, extra_chars=extra_chars)
-
-    def record(self, reason: Any, *, final_text: str = "", error: str | None = None) -> TurnRecord:
-        served = self.served or (self.chain[0] if self.chain else None)
-        return TurnRecord(
-            turn_id=self.turn_id,
-            session_id=self.session.id if self.session else "",
-            session_key=self.key,
-            end_reason=reason,
-            final_text=final_text,
-            usage=self.usage,
-            iterations=self.iterations,
-            api_calls=self.api_calls,
-            error=error,
-            provider=served.provider if served else "",
-            model=served.model_id if served else "",
-            user_text=self.text,
-        )
-

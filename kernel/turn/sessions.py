@@ -15,7 +15,7 @@ from ..prompt import assemble, build_sections, parse_stored
 from ..types import Event, PromptSection, SessionInfo, Tool, new_id
 
 if TYPE_CHECKING:
-    from .runtime import Runtime
+    from .state import TurnHost
 
 __all__ = ["SessionManager"]
 
@@ -23,7 +23,7 @@ log = logging.getLogger("talaria.turn")
 
 
 class SessionManager:
-    def __init__(self, runtime: Runtime) -> None:
+    def __init__(self, runtime: TurnHost) -> None:
         self.runtime = runtime
         self.memory: Any = None  # the external memory provider (at most one)
         self._memory_started: set[str] = set()
