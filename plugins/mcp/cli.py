@@ -20,22 +20,11 @@ import click
 
 from talaria import ConfigError
 
-from .cli_status import list_cmd, test_cmd
+from .cli_status import _obj, _servers, list_cmd, test_cmd
 from .config import parse_server
 from .presets import import_entries, list_presets, load_preset, preset_entry
 
 __all__ = ["mcp_group"]
-
-
-def _obj() -> Any:
-    obj = click.get_current_context().obj
-    if obj is None:
-        raise click.ClickException("no Talaria context: run this through the `talaria` command")
-    return obj
-
-
-def _servers(config: Mapping[str, Any]) -> Mapping[str, Any]:
-    return (config.get("mcp") or {}).get("servers") or {}
 
 
 def _pairs(values: tuple[str, ...], option: str) -> dict[str, str]:
