@@ -27,7 +27,7 @@ from talaria import ToolError
 
 from . import _procs
 
-__all__ = ["Capture", "run_command", "clean_output"]
+__all__ = ["Capture", "clean_output", "looks_binary", "run_command"]
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
 LINGER_GRACE = 0.5
@@ -64,6 +64,9 @@ class Capture:
         return self.max_chars - self.head_size
 
     def text(self) -> str:
+        if looks_binary(bytes(self.head[:4096])):
+            return (f"[binary output: {self.total} bytes, not shown; redirect it to a file and inspect "
+                    "it with a tool made for it, e.g. `file out.bin` or `xxd out.bin | head`]")
         cut = self.total - len(self.head) - len(self.tail)
         head = clean_output(self.head.decode("utf-8", errors="replace"))
         if cut <= 0:
@@ -73,6 +76,19 @@ class Capture:
             f"{head}\n[… {cut} bytes of output cut from the middle ({self.total} total); "
             f"redirect to a file and read_file or grep it to see everything …]\n{tail}"
         )
+
+
+_TEXT_CONTROLS = frozenset(b"\t\n\r\x08\x0c\x1b")
+
+
+def looks_binary(sample: bytes) -> bool:
+    """A NUL byte, or more than 10 % control bytes that text does not use."""
+    if not sample:
+        return False
+    if b"\x00" in sample:
+        return True
+    controls = sum(1 for byte in sample if byte < 32 and byte not in _TEXT_CONTROLS)
+    return controls * 10 > len(sample)
 
 
 def clean_output(text: str) -> str:
@@ -168,8 +184,8 @@ async def _supervise(proc: asyncio.subprocess.Process, reader: asyncio.Future[No
     """Wait for the command: ``None`` when it exited and its output closed, ``"timeout"``,
     or ``"lingering"`` when it exited but its children still hold the output pipe.
 
-    (``Process.wait()`` only returns once the pipes close, so the leader's exit is
-    watched through ``returncode``.)
+    (Depending on the Python version ``Process.wait()`` returns at the leader's exit or
+    only once the pipes close, so the exit is watched through ``returncode``.)
     """
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
@@ -180,10 +196,14 @@ async def _supervise(proc: asyncio.subprocess.Process, reader: asyncio.Future[No
             if remaining <= 0:
                 return "timeout"
             await asyncio.wait({waiter}, timeout=min(0.1, remaining))
-            if not waiter.done() and proc.returncode is not None and not reader.done():
-                await asyncio.wait({reader}, timeout=LINGER_GRACE)
-                if not reader.done():
-                    return "lingering"
+            if proc.returncode is not None:
+                break
+        # the leader exited (on 3.11 ``wait()`` may return before the pipe closes): children
+        # that still hold the output pipe past a short grace are lingering
+        if not reader.done():
+            await asyncio.wait({reader}, timeout=LINGER_GRACE)
+            if not reader.done():
+                return "lingering"
         return None
     finally:
         if not waiter.done():

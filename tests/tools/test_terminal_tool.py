@@ -64,6 +64,14 @@ async def test_flooding_output_keeps_head_and_tail(make_ctx) -> None:
     assert len(out) < 2600
 
 
+async def test_binary_output_is_described_not_dumped(ctx) -> None:
+    out = await call(T["terminal"], {"command": "head -c 3000 /dev/urandom; printf '\\0'; exit 0"}, ctx)
+    assert out.startswith("[binary output: ") and "bytes, not shown" in out
+    assert "\x00" not in out and "\ufffd" not in out and "[exit code 0]" in out
+    text = await call(T["terminal"], {"command": "printf 'tab\\there\\nnext line\\n'"}, ctx)
+    assert "tab\there" in text and "binary" not in text
+
+
 async def test_timeout_kills_the_whole_process_group(workspace: Path, ctx) -> None:
     started = time.monotonic()
     with pytest.raises(ToolError, match="timed out after 1s") as err:
