@@ -111,16 +111,28 @@ class Repl:
             await self._turn(text)
 
     def _setup_markdown(self) -> None:
-        """Render answers as markdown on a terminal (unless ``[channels.cli] markdown = false``);
-        rich is imported in the background while the first prompt is typed."""
+        """Render answers as markdown on a terminal (unless ``[channels.cli] markdown = false``)."""
         self.renderer.markdown = markdown_settings(self.runtime.config, sys.stdout)
-        if self.renderer.markdown is not None:
-            import threading
 
-            from .markdown_stream import warm_up
+    def _warm_up_markdown(self, session: Any) -> None:
+        """Once the first prompt is on screen, import rich in the background while it is typed
+        (not before: the import would delay the prompt)."""
+        if self.renderer.markdown is None:
+            return
+        import threading
 
-            theme = self.renderer.markdown["code_theme"]
-            threading.Thread(target=_quietly, args=(warm_up, theme), name="talaria-rich-warm-up", daemon=True).start()
+        from .markdown_stream import warm_up
+
+        theme = self.renderer.markdown["code_theme"]
+        started: list[bool] = []
+
+        def start(_app: Any) -> None:
+            if not started:
+                started.append(True)
+                threading.Thread(target=_quietly, args=(warm_up, theme), name="talaria-rich-warm-up",
+                                 daemon=True).start()
+
+        session.app.after_render += start
 
     def _terminated(self) -> int:
         code = exit_code("interrupted")
@@ -159,7 +171,9 @@ class Repl:
 
         home: Path = self.runtime.kernel.home
         home.mkdir(parents=True, exist_ok=True)
-        return PromptSession(history=FileHistory(str(home / "history")), key_bindings=bindings)
+        session = PromptSession(history=FileHistory(str(home / "history")), key_bindings=bindings)
+        self._warm_up_markdown(session)
+        return session
 
     async def _read(self, session: Any) -> str:
         """One message: lines ending in ``\\`` continue on the next line."""
