@@ -237,3 +237,17 @@ def test_markdown_settings(config: dict[str, Any], tty: bool, term: str, expecte
     monkeypatch.setenv("TERM", term)
     out = _Tty() if tty else io.StringIO()
     assert render.markdown_settings(config, out) == expected
+
+
+async def test_redraws_are_throttled_but_the_last_delta_still_shows() -> None:
+    import asyncio
+
+    console = _console()
+    stream = markdown_stream.MarkdownStream(console, refresh_interval=0.05)
+    for piece in ("Hello", " there", " friend"):
+        stream.feed(piece)
+    assert Screen().feed(console.file.getvalue()).text() == "Hello"  # drawn at once, then throttled
+    await asyncio.sleep(0.15)
+    assert Screen().feed(console.file.getvalue()).text() == "Hello there friend"  # caught up by the timer
+    stream.finish()
+    assert Screen().feed(console.file.getvalue()).text() == "Hello there friend"
