@@ -13,6 +13,7 @@ Precedence, lowest to highest: bundled → plugin dirs → ``[skills] extra_dirs
 
 from __future__ import annotations
 
+import importlib
 import logging
 from collections import OrderedDict
 from collections.abc import Mapping
@@ -20,19 +21,6 @@ from pathlib import Path
 from typing import Any
 
 import talaria
-
-from .discovery import (
-    SkillIndex,
-    bundled_skills_dir,
-    cache_file,
-    default_sources,
-    discover_skills,
-    set_plugin_skill_dirs,
-    talaria_home,
-)
-from .prompt_index import budget_chars, render_index
-from .skillfile import Skill, SkillError, parse_skill_file
-from .trust import is_trusted
 
 __all__ = [
     "Skill",
@@ -47,11 +35,36 @@ __all__ = [
 ]
 
 log = logging.getLogger("talaria.skills")
+
+#: Re-exported names and their modules. Discovery, parsing and the trust file load when a
+#: prompt is built or a command runs, not when the plugin loads (``talaria plugins list``,
+#: ``doctor`` … never need them).
+_LAZY = {
+    **dict.fromkeys(["SkillIndex", "bundled_skills_dir", "cache_file", "default_sources", "discover_skills",
+                     "set_plugin_skill_dirs", "talaria_home"], "discovery"),
+    **dict.fromkeys(["budget_chars", "render_index"], "prompt_index"),
+    **dict.fromkeys(["Skill", "SkillError", "parse_skill_file"], "skillfile"),
+    "is_trusted": "trust",
+}
+_SUBMODULES = ("cli", "discovery", "diskcache", "prompt_index", "skillfile", "tools", "trust", "view")
+
+
+def __getattr__(name: str) -> Any:
+    if name in _SUBMODULES:
+        return importlib.import_module(f".{name}", __name__)
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f".{module}", __name__), name)
 _SECTIONS: OrderedDict[str, talaria.PromptSection | None] = OrderedDict()
 _SECTIONS_MAX = 256
 
 
 def _build_section(session: talaria.SessionInfo) -> talaria.PromptSection | None:
+    from .discovery import cache_file, default_sources, discover_skills
+    from .prompt_index import budget_chars, render_index
+    from .trust import is_trusted
+
     trusted = bool(session.trusted_workspace) or is_trusted(session.home, session.workspace)
     index = discover_skills(
         default_sources(
@@ -113,6 +126,7 @@ def activate_skill_message(
     Raises :class:`talaria.UsageError` naming the available skills when ``name`` is unknown.
     Defaults: ``$TALARIA_HOME``, the current directory, no config, trust from trusted.json.
     """
+    from .discovery import cache_file, default_sources, discover_skills, talaria_home
     from .view import activation_text
 
     home = home or talaria_home()

@@ -11,14 +11,15 @@ import json
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from .discovery import SkillIndex, cache_file, default_sources, discover_skills
-from .skillfile import SkillError, parse_skill_file, valid_name
-from .trust import add_trusted, is_trusted, load_trusted, remove_trusted
-from .view import view_skill
+if TYPE_CHECKING:
+    from .discovery import SkillIndex
+
+# Discovery, parsing and the trust file are imported inside the commands: adding the
+# commands to the CLI (every ``talaria`` start) must not load them.
 
 __all__ = ["add_commands"]
 
@@ -31,6 +32,8 @@ def _obj() -> Any:
 
 
 def _index(obj: Any) -> SkillIndex:
+    from .discovery import cache_file, default_sources, discover_skills
+
     plugin_dirs = getattr(obj, "skill_dirs", None)  # once the CLI context carries them
     return discover_skills(
         default_sources(Path(obj.home), Path(obj.workspace), obj.config, plugin_dirs=plugin_dirs),
@@ -85,6 +88,8 @@ def show_cmd(name: str) -> None:
         if shadow.winner.name == name:
             click.echo(f"overrides:   {shadow.loser.source} ({shadow.loser.path})")
     click.echo(f"description: {skill.description}\n")
+    from .view import view_skill
+
     click.echo(view_skill(skill))
 
 
@@ -97,6 +102,8 @@ def _ignore(_dir: str, names: list[str]) -> list[str]:
 @click.option("--force", is_flag=True, help="Replace an installed user skill of the same name.")
 def install_cmd(path: Path, force: bool) -> None:
     """Validate the skill folder PATH and copy it into $TALARIA_HOME/skills/."""
+    from .skillfile import SkillError, parse_skill_file, valid_name
+
     obj = _obj()
     folder = path.parent if path.is_file() and path.name == "SKILL.md" else path
     if not (folder / "SKILL.md").is_file():
@@ -131,6 +138,8 @@ def install_cmd(path: Path, force: bool) -> None:
 @click.argument("name")
 def remove_cmd(name: str) -> None:
     """Remove a user skill from $TALARIA_HOME/skills/ (never bundled or project skills)."""
+    from .discovery import discover_skills
+
     obj = _obj()
     root = Path(obj.home) / "skills"
     user = discover_skills([("user", root)])
@@ -149,6 +158,8 @@ def remove_cmd(name: str) -> None:
 @click.option("--remove", is_flag=True, help="Stop trusting PATH.")
 def trust_cmd(path: Path | None, list_: bool, remove: bool) -> None:
     """Trust a workspace (default: the current one) so its .agents/skills are loaded."""
+    from .trust import add_trusted, is_trusted, load_trusted, remove_trusted
+
     obj = _obj()
     home = Path(obj.home)
     if list_:

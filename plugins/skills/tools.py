@@ -8,18 +8,20 @@ they see exactly the sources the prompt index was built from; discovery parses e
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from talaria import Tool, ToolContext
 
-from .discovery import SkillIndex, cache_file, default_sources, discover_skills
-from .view import resolve_skill, view_file, view_skill
+if TYPE_CHECKING:
+    from .discovery import SkillIndex
 
 __all__ = ["index_for_context", "skill_tools"]
 
 
 def index_for_context(ctx: ToolContext) -> SkillIndex:
     """The skills visible to the session ``ctx`` belongs to."""
+    from .discovery import cache_file, default_sources, discover_skills  # on first call, not at load
+
     plugin_dirs = getattr(ctx, "skill_dirs", None)  # once the kernel passes them
     return discover_skills(
         default_sources(ctx.home, ctx.workspace, ctx.config, plugin_dirs=plugin_dirs),
@@ -35,6 +37,8 @@ def _skills_list(arguments: Mapping[str, Any], ctx: ToolContext) -> str:
 
 
 def _skill_view(arguments: Mapping[str, Any], ctx: ToolContext) -> str:
+    from .view import resolve_skill, view_file, view_skill
+
     skill = resolve_skill(index_for_context(ctx), str(arguments["name"]))
     file = arguments.get("file")
     return view_file(skill, str(file)) if file else view_skill(skill)
