@@ -130,8 +130,9 @@ class MarkdownStream:
         if self._blocks:
             segments.insert(0, Segment.line())
         self._blocks += 1
-        self._stop_live()  # erase the raw preview; the next delta starts a new one below the block
-        self.console.print(Segments(segments), end="")
+        with self.console:  # one write: the raw preview is erased and the block printed in its place
+            self._stop_live()  # the next delta starts a new preview below the block
+            self.console.print(Segments(segments), end="")
 
     def _preview(self) -> Any:
         """The raw tail of the block in progress, cut to the rows the live region may use."""
