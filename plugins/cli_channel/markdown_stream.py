@@ -139,12 +139,14 @@ class MarkdownStream:
         from rich.segment import Segment, Segments
         from rich.text import Text
 
-        rows = max(1, min(MAX_LIVE_ROWS, self.console.height - 2))
+        rows = max(1, min(MAX_LIVE_ROWS, self.console.height - 3))
         width = max(1, self.console.width)
         tail = self._splitter.tail(rows, rows * width).rstrip("\n")
         if not tail:
             return Text("")
         lines = self.console.render_lines(Text(tail), self.console.options, pad=False)[-rows:]
+        if self._blocks:  # the blank line that will separate this block from the previous one
+            lines.insert(0, [])
         flat: list[Any] = []
         for index, line in enumerate(lines):
             if index:
