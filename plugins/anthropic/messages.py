@@ -94,8 +94,14 @@ class AnthropicMessagesMode:
 
     @staticmethod
     def _new_client(base_url: str, key: str) -> Any:
+        """A plaintext ``http://`` endpoint never negotiates TLS: skip loading the CA bundle,
+        and do not follow redirects (a redirect to ``https://`` fails instead of going
+        unverified)."""
         import anthropic
 
+        if base_url.lower().startswith("http://"):
+            http_client = anthropic.DefaultAsyncHttpxClient(verify=False, follow_redirects=False)
+            return anthropic.AsyncAnthropic(base_url=base_url, api_key=key, max_retries=0, http_client=http_client)
         return anthropic.AsyncAnthropic(base_url=base_url, api_key=key, max_retries=0)
 
     @staticmethod

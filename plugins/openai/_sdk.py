@@ -17,9 +17,18 @@ CONNECT_TIMEOUT = 20.0
 
 
 def new_client(base_url: str, key: str) -> Any:
-    """An ``openai.AsyncOpenAI`` for ``base_url``; retries are left to the kernel's policy."""
+    """An ``openai.AsyncOpenAI`` for ``base_url``; retries are left to the kernel's policy.
+
+    A plaintext ``http://`` endpoint (a local server: Ollama, LM Studio, vLLM…) never
+    negotiates TLS, so its client skips loading the CA bundle (tens of milliseconds on the way
+    to the first request) and does not follow redirects — a redirect to ``https://`` fails
+    loudly instead of being followed without certificate checks.
+    """
     import openai
 
+    if base_url.lower().startswith("http://"):
+        http_client = openai.DefaultAsyncHttpxClient(verify=False, follow_redirects=False)
+        return openai.AsyncOpenAI(base_url=base_url, api_key=key, max_retries=0, http_client=http_client)
     return openai.AsyncOpenAI(base_url=base_url, api_key=key, max_retries=0)
 
 
