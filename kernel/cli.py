@@ -161,6 +161,9 @@ def _tune_gc_for_the_process() -> None:
       and the default threshold runs ~200 collections over them on the way to the first
       request (~0.1 s); raising it halves that, and memory still stays flat because cycles
       are still collected, only in larger batches.
+    - No collection at all while the kernel and plugins load (:func:`resume_gc` turns it back
+      on, freezing what was loaded, before the command runs): that work allocates only
+      long-lived objects (modules, classes, registries), so collecting is pure cost.
     - Exit skips the final full collection: Python's shutdown traverses every object the
       process ever created, about a quarter of a second after the answer is printed. An
       :mod:`atexit` hook (registered first, so it runs after the handlers registered later,
@@ -177,7 +180,18 @@ def _tune_gc_for_the_process() -> None:
     _, gen1, gen2 = gc.get_threshold()
     gc.set_threshold(10_000, max(gen1, 20), max(gen2, 20))
     atexit.register(gc.freeze)
+    gc.disable()
     _GC_TUNED = True
+
+
+def resume_gc() -> None:
+    """Collect again, treating everything alive so far as permanent (``gc.freeze``): later
+    collections do not traverse the loaded modules and classes over and over."""
+    import gc
+
+    if not gc.isenabled():
+        gc.freeze()
+        gc.enable()
 
 
 _GC_TUNED = False
@@ -209,6 +223,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     cli = build_cli()
     state.cli = cli
     state.load_kernel()  # plugins register their commands on ``cli``
+    if entry_point:
+        resume_gc()  # a command may pause it again around its own start-up (``talaria run``)
     try:
         result = cli.main(args=argv, prog_name="talaria", obj=state, standalone_mode=False)
     except SystemExit as exc:  # pragma: no cover - click may still raise it

@@ -40,6 +40,40 @@ def read_prompt(prompt: str | None, stdin: TextIO) -> str:
     return prompt
 
 
+class _GcPause:
+    """No garbage collection from the start of the run until the first answer event.
+
+    On the way there the provider SDK is imported — hundreds of thousands of long-lived
+    objects, which the collector would traverse again and again for nothing. At the first
+    answer event (or when the run ends) what exists is frozen (never traversed again) and
+    collection resumes, so a long agentic run is collected as usual.
+    """
+
+    _QUIET = frozenset({"turn_started", "session_started", "model_call"})
+
+    def __init__(self) -> None:
+        import gc
+
+        self._gc = gc
+        self.paused = gc.isenabled()
+        if self.paused:
+            gc.disable()
+
+    def watch(self, sink: Any) -> Any:
+        def emit(event: Any) -> None:
+            if self.paused and event.kind not in self._QUIET:
+                self.resume()
+            sink(event)
+
+        return emit
+
+    def resume(self) -> None:
+        if self.paused:
+            self.paused = False
+            self._gc.freeze()
+            self._gc.enable()
+
+
 class _Sink:
     """Renders events: JSON lines on stdout, or progress lines on a terminal stderr."""
 
@@ -97,8 +131,20 @@ async def run_once(
         raise UsageError("use either --session ID or --continue, not both")
     sink = _Sink(as_json=as_json, out=out, err=err, progress=err.isatty())
     stopper = Stopper()
+    pause = _GcPause()
+    try:
+        return await _run(state, prompt, sink, stopper, pause, model=model, toolsets=toolsets, session=session,
+                          cont=cont, yolo=yolo, as_json=as_json, out=out, err=err)
+    finally:
+        pause.resume()
+
+
+async def _run(state: Any, prompt: str, sink: _Sink, stopper: Stopper, pause: _GcPause, *, model: str | None,
+               toolsets: Sequence[str] | None, session: str | None, cont: bool, yolo: bool, as_json: bool,
+               out: TextIO, err: TextIO) -> int:
     with stopper.installed((signal.SIGINT, *TERMINATING)):
-        runtime = make_runtime(state, model=model, toolsets=toolsets, yolo=yolo, emit=stopper.watch(sink), ask=None)
+        runtime = make_runtime(state, model=model, toolsets=toolsets, yolo=yolo,
+                               emit=stopper.watch(pause.watch(sink)), ask=None)
         stopper.runtime = runtime
         record = None
         async with runtime:
