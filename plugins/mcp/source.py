@@ -14,7 +14,7 @@ Contract (see ``talaria.ToolSource``):
 
 ``[mcp] backoff_initial`` / ``backoff_max`` (seconds, default 1 / 60) tune the retry backoff.
 
-Import cost: this module needs only ``asyncio`` and ``talaria``. With no ``[mcp.servers]``
+Import cost: this module needs only ``talaria`` (``asyncio`` when a runtime starts it). With no ``[mcp.servers]``
 configured nothing else is ever imported; otherwise ``start`` imports the connection
 machinery (``.config``, ``.connection``, ``.tools``, ``.naming``) in a worker thread, and
 each enabled server's connection imports the ``mcp`` SDK in a worker thread too, so the
@@ -23,7 +23,6 @@ event loop keeps building the first turn meanwhile. Disabled servers import no S
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -53,12 +52,20 @@ class McpToolSource:
         self.disabled: list[ServerConfig] = []
         self._pending: list[str] = []  # configured servers whose connection is not created yet
         self._services: Services | None = None
-        self._started = asyncio.Event()
+        self._started_event: Any = None  # an asyncio.Event, made on first use (no asyncio import at load)
         self._cache_key: tuple[Any, ...] | None = None
         self._cache: list[Tool] = []
         self._reported: set[str] = set()
         self._owners: dict[str, str] = {}
         self._users = 0
+
+    @property
+    def _started(self) -> Any:
+        if self._started_event is None:
+            import asyncio
+
+            self._started_event = asyncio.Event()
+        return self._started_event
 
     async def start(self, services: Services) -> None:
         """Start connecting every enabled server in the background.
@@ -83,6 +90,8 @@ class McpToolSource:
             started.set()
             return
         self._pending = [str(n) for n in raw_servers] if isinstance(raw_servers, Mapping) else []
+        import asyncio
+
         await asyncio.to_thread(_import_machinery)
         if self._services is not services:  # closed while importing: launch nothing
             return
@@ -108,6 +117,8 @@ class McpToolSource:
 
     async def ready(self, timeout: float) -> None:
         """Wait (at most ``timeout`` s) for each server's first connect attempt to finish."""
+        import asyncio
+
         loop = asyncio.get_running_loop()
         deadline = loop.time() + max(0.0, timeout)
         try:
@@ -189,6 +200,8 @@ class McpToolSource:
         self._users = max(0, self._users - 1)
         if self._users:
             return
+        import asyncio
+
         await asyncio.gather(*(c.aclose() for c in self.connections.values()), return_exceptions=True)
         self._services, self._pending = None, []
-        self._started = asyncio.Event()
+        self._started_event = None

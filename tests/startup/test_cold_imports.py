@@ -88,6 +88,6 @@ def test_plugins_list_with_an_unchanged_installation_does_not_rescan_it(tmp_path
     _probe(["plugins", "list"], home=home, cwd=ws, tmp_path=tmp_path)  # writes the entry-point cache
     proc, report = _probe(["plugins", "list"], home=home, cwd=ws, tmp_path=tmp_path)
     assert report["rc"] == 0 and "files" in proc.stdout
-    heavy = ("openai", "anthropic", "mcp", "httpx", "httpx2", "jsonschema", "importlib.metadata",
+    heavy = ("openai", "anthropic", "mcp", "httpx", "httpx2", "jsonschema", "importlib.metadata", "asyncio",
              "_talaria_bundled.skills.discovery")  # skills are discovered for a prompt, not a listing
     assert _loaded(report["modules"], heavy + NOT_FOR_A_PLAIN_RUN) == []
