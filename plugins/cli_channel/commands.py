@@ -58,9 +58,10 @@ def run_command(state: Any, prompt: str | None, model: str | None, toolsets: str
 @_session_opt
 @_continue_opt
 @_yolo_opt
+@click.option("--plain", is_flag=True, help="Stream answers as plain text (no markdown rendering).")
 @click.pass_obj
 def chat_command(state: Any, model: str | None = None, toolsets: str | None = None, session: str | None = None,
-                 cont: bool = False, yolo: bool = False) -> int:
+                 cont: bool = False, yolo: bool = False, plain: bool = False) -> int:
     """Talk with the agent (the default command). /help lists the slash commands.
 
     \b
@@ -71,5 +72,5 @@ def chat_command(state: Any, model: str | None = None, toolsets: str | None = No
 
     from .repl import Repl
 
-    repl = Repl(state, model=model, toolsets=_toolsets(toolsets), session=session, cont=cont, yolo=yolo)
+    repl = Repl(state, model=model, toolsets=_toolsets(toolsets), session=session, cont=cont, yolo=yolo, plain=plain)
     return asyncio.run(repl.main())

@@ -33,8 +33,9 @@ _CONTINUATION = "… "
 
 class Repl:
     def __init__(self, state: Any, *, model: str | None = None, toolsets: Sequence[str] | None = None,
-                 session: str | None = None, cont: bool = False, yolo: bool = False) -> None:
+                 session: str | None = None, cont: bool = False, yolo: bool = False, plain: bool = False) -> None:
         self.state = state
+        self.plain = plain
         self.model, self.toolsets, self.yolo = model, toolsets, yolo
         self.session_arg, self.cont = session, cont
         self.renderer = TurnRenderer(sys.stdout)
@@ -111,8 +112,9 @@ class Repl:
             await self._turn(text)
 
     def _setup_markdown(self) -> None:
-        """Render answers as markdown on a terminal (unless ``[channels.cli] markdown = false``)."""
-        self.renderer.markdown = markdown_settings(self.runtime.config, sys.stdout)
+        """Render answers as markdown on a terminal (unless ``--plain`` or
+        ``[channels.cli] markdown = false``)."""
+        self.renderer.markdown = None if self.plain else markdown_settings(self.runtime.config, sys.stdout)
 
     def _warm_up_markdown(self, session: Any) -> None:
         """Once the first prompt is on screen, import rich in the background while it is typed

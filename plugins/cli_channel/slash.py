@@ -6,14 +6,11 @@ import dataclasses
 import inspect
 import time
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from talaria import ConfigError, ToolContext, UsageError
 
 from .host import key_for_session, last_workspace_session, new_session_key
-
-if TYPE_CHECKING:
-    from .repl import Repl
 
 __all__ = ["BUILTINS", "SlashContext", "dispatch"]
 
@@ -35,7 +32,18 @@ class SlashContext:
     print: Callable[[str], None]
 
 
-Handler = Callable[["Repl", str], Awaitable[bool | None]]
+class Repl(Protocol):
+    """What slash commands use of the REPL (``repl.Repl`` is the implementation)."""
+
+    runtime: Any
+    session_key: str
+
+    def say(self, text: str) -> None: ...
+
+    def slash_context(self) -> SlashContext: ...
+
+
+Handler = Callable[[Repl, str], Awaitable[bool | None]]
 BUILTINS: dict[str, tuple[str, str, Handler]] = {}
 
 

@@ -252,3 +252,17 @@ async def test_redraws_are_throttled_but_the_last_delta_still_shows() -> None:
     assert Screen().feed(console.file.getvalue()).text() == "Hello there friend"  # caught up by the timer
     stream.finish()
     assert Screen().feed(console.file.getvalue()).text() == "Hello there friend"
+
+
+
+def test_chat_plain_flag_turns_markdown_off_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    from types import SimpleNamespace
+
+    repl_mod = importlib.import_module(f"{_PKG}.repl")
+    monkeypatch.setattr(repl_mod.sys, "stdout", _Tty())
+    runtime = SimpleNamespace(config={})
+    rich_repl, plain_repl = repl_mod.Repl(None), repl_mod.Repl(None, plain=True)
+    for repl in (rich_repl, plain_repl):
+        repl.runtime = runtime
+        repl._setup_markdown()
+    assert rich_repl.renderer.markdown is not None and plain_repl.renderer.markdown is None
