@@ -11,7 +11,6 @@ top-level key or a wrong type raises :class:`~talaria.ConfigError` naming the ke
 from __future__ import annotations
 
 import os
-import tempfile
 import tomllib
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -196,6 +195,8 @@ def edit_config(home: Path | None = None) -> Iterator[Any]:
     rendered = tomlkit.dumps(doc)
     validate(tomllib.loads(rendered), source=str(path))
     path.parent.mkdir(parents=True, exist_ok=True)
+    import tempfile  # only when writing: every command reads the config, few write it
+
     fd, tmp = tempfile.mkstemp(prefix=".config-", suffix=".toml", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
