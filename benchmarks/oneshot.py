@@ -28,7 +28,6 @@ reference machine were 4.74 s and 1.04 s.)
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shutil
 import statistics
@@ -36,26 +35,9 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
-from typing import Any
 
-
-def start_fake() -> tuple[subprocess.Popen[str], str]:
-    proc = subprocess.Popen([sys.executable, "-m", "talaria.testing.fakes", "--port", "0"],
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    assert proc.stdout is not None
-    line = proc.stdout.readline().strip()
-    if "listening on" not in line:
-        proc.kill()
-        raise SystemExit(f"fake server did not start: {line!r}")
-    return proc, line.rsplit(" ", 1)[-1]
-
-
-def control(base: str, path: str, method: str = "GET") -> Any:
-    request = urllib.request.Request(base + path, method=method, data=b"" if method == "POST" else None)
-    with urllib.request.urlopen(request, timeout=10) as response:
-        return json.loads(response.read())
+from fake_llm import control, start_fake  # benchmarks/fake_llm.py (run as scripts)
 
 
 def run_child(argv: list[str], env: dict[str, str], cwd: str) -> dict[str, float]:

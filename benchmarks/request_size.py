@@ -22,32 +22,15 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import urllib.request
 from pathlib import Path
 from typing import Any
+
+from fake_llm import control, start_fake  # benchmarks/fake_llm.py (run as scripts)
 
 TARGET = 10 * 1024
 HERMES_REQUEST = 47.6 * 1024
 HERMES_TOOLS = 40.7 * 1024
 MODES = ("chat_completions", "responses", "anthropic_messages")
-
-
-def start_fake() -> tuple[subprocess.Popen[str], str]:
-    """The fake LLM server on a free loopback port; returns (process, base URL)."""
-    proc = subprocess.Popen([sys.executable, "-m", "talaria.testing.fakes", "--port", "0"],
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    assert proc.stdout is not None
-    line = proc.stdout.readline().strip()
-    if "listening on" not in line:
-        proc.kill()
-        raise SystemExit(f"fake server did not start: {line!r}")
-    return proc, line.rsplit(" ", 1)[-1]
-
-
-def control(base: str, path: str, method: str = "GET") -> Any:
-    request = urllib.request.Request(base + path, method=method, data=b"" if method == "POST" else None)
-    with urllib.request.urlopen(request, timeout=10) as response:
-        return json.loads(response.read())
 
 
 def compact(value: Any) -> int:
