@@ -63,6 +63,7 @@ class SdkClientCache:
         cache_key = (base_url, key, loop_id)
         client = self._clients.get(cache_key)
         if client is None:
+            _warm_platform_caches()
             client = self._clients[cache_key] = self._factory(base_url, key)
         return client
 
@@ -73,6 +74,36 @@ class SdkClientCache:
                 await client.close()
             except Exception:  # noqa: BLE001 - closing is best effort
                 pass
+
+
+_PLATFORM_WARMING: list[Any] = []
+
+
+def _warm_platform_caches() -> None:
+    """Once per process, fill :mod:`platform`'s caches in a background thread.
+
+    The SDKs describe the platform in their request headers (``platform.platform()`` and
+    the os-release file; it may run ``uname`` as a subprocess) right before the first
+    request. Done here, while the factory imports the SDK, that file and process I/O
+    overlaps the import instead of delaying the first request.
+    """
+    if _PLATFORM_WARMING:
+        return
+    import threading
+
+    def warm() -> None:
+        import platform
+
+        try:
+            platform.system()
+            platform.platform()
+            platform.freedesktop_os_release()
+        except Exception:  # noqa: BLE001 - only a cache warm-up; the SDK copes on its own
+            pass
+
+    thread = threading.Thread(target=warm, name="talaria-platform-warm-up", daemon=True)
+    _PLATFORM_WARMING.append(thread)
+    thread.start()
 
 
 class _ObserverError(Exception):
