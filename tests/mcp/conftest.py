@@ -22,11 +22,9 @@ def mcp_mod() -> Any:
 
 
 @pytest.fixture(autouse=True)
-def _home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    home = tmp_path / "home"
-    home.mkdir()
-    monkeypatch.setenv("TALARIA_HOME", str(home))
-    return home
+def _home(talaria_home: Path) -> Path:
+    """This test's TALARIA_HOME (``talaria_home`` from the ``talaria.testing`` pytest plugin)."""
+    return talaria_home
 
 
 @pytest.fixture

@@ -20,11 +20,9 @@ def skills_mod():
 
 
 @pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    home = tmp_path / "home"
-    home.mkdir()
-    monkeypatch.setenv("TALARIA_HOME", str(home))
-    return home
+def home(talaria_home: Path) -> Path:
+    """This test's TALARIA_HOME (``talaria_home`` from the ``talaria.testing`` pytest plugin)."""
+    return talaria_home
 
 
 MakeSkill = Callable[..., Path]

@@ -12,11 +12,9 @@ from talaria import ToolContext
 
 
 @pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    path = tmp_path / "home"
-    path.mkdir()
-    monkeypatch.setenv("TALARIA_HOME", str(path))
-    return path
+def home(talaria_home: Path) -> Path:
+    """This test's TALARIA_HOME (``talaria_home`` from the ``talaria.testing`` pytest plugin)."""
+    return talaria_home
 
 
 @pytest.fixture
