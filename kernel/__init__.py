@@ -45,7 +45,9 @@ _EXPORTS: dict[str, str] = {
         "providers.classify"),
     "profiles_from_toml": "providers.profile_table",
     **dict.fromkeys(
-        ["SdkClientCache", "json_plain", "parse_tool_arguments", "replay_wire", "run_model_call", "sdk_field",
+        ["SdkClientCache", "json_plain", "parse_tool_arguments", "plaintext_client_options", "replay_wire",
+         "plaintext_client_options",
+    "run_model_call", "sdk_field",
          "stall_bounded", "tool_arguments_json", "tool_call_from_wire"], "providers.api_kit"),
 }
 
@@ -86,7 +88,8 @@ if TYPE_CHECKING:
         ToolResult, Toolset, ToolSpec, TurnRecord, Usage, Verdict, new_id,
     )
     from .providers.api_kit import (
-        SdkClientCache, json_plain, parse_tool_arguments, replay_wire, run_model_call, sdk_field, stall_bounded,
+        SdkClientCache, json_plain, parse_tool_arguments, plaintext_client_options, replay_wire, run_model_call,
+        sdk_field, stall_bounded,
         tool_arguments_json, tool_call_from_wire,
     )
     from .providers.classify import (

@@ -31,7 +31,8 @@ from talaria import Credential, Delta, ErrorKind, Message, ModelRequest, ModelRe
 
 from .classify import classify_provider_error
 
-__all__ = ["NO_KEY", "SdkClientCache", "json_plain", "parse_tool_arguments", "replay_wire", "run_model_call",
+__all__ = ["NO_KEY", "SdkClientCache", "json_plain", "parse_tool_arguments", "plaintext_client_options",
+           "replay_wire", "run_model_call",
            "sdk_field", "stall_bounded", "tool_arguments_json", "tool_call_from_wire"]
 
 #: the key given to an SDK for a keyless endpoint (the SDKs insist on one; local servers ignore it).
@@ -74,6 +75,19 @@ class SdkClientCache:
                 await client.close()
             except Exception:  # noqa: BLE001 - closing is best effort
                 pass
+
+
+def plaintext_client_options(sdk: Any, base_url: str) -> dict[str, Any]:
+    """Extra client arguments for a Stainless-style SDK (``openai``, ``anthropic``) at ``base_url``.
+
+    A plaintext ``http://`` endpoint (a local server: Ollama, LM Studio, vLLM…) never
+    negotiates TLS, so its client skips loading the CA bundle (tens of milliseconds on the way
+    to the first request) and does not follow redirects — a redirect to ``https://`` fails
+    loudly instead of being followed without certificate checks. Other URLs: ``{}``.
+    """
+    if not base_url.lower().startswith("http://"):
+        return {}
+    return {"http_client": sdk.DefaultAsyncHttpxClient(verify=False, follow_redirects=False)}
 
 
 _PLATFORM_WARMING: list[Any] = []

@@ -17,6 +17,7 @@ from talaria import (
     Usage,
     json_plain,
     parse_tool_arguments,
+    plaintext_client_options,
     run_model_call,
     stall_bounded,
     tool_call_from_wire,
@@ -94,15 +95,11 @@ class AnthropicMessagesMode:
 
     @staticmethod
     def _new_client(base_url: str, key: str) -> Any:
-        """A plaintext ``http://`` endpoint never negotiates TLS: skip loading the CA bundle,
-        and do not follow redirects (a redirect to ``https://`` fails instead of going
-        unverified)."""
+        """A plaintext ``http://`` endpoint: see :func:`talaria.plaintext_client_options`."""
         import anthropic
 
-        if base_url.lower().startswith("http://"):
-            http_client = anthropic.DefaultAsyncHttpxClient(verify=False, follow_redirects=False)
-            return anthropic.AsyncAnthropic(base_url=base_url, api_key=key, max_retries=0, http_client=http_client)
-        return anthropic.AsyncAnthropic(base_url=base_url, api_key=key, max_retries=0)
+        return anthropic.AsyncAnthropic(base_url=base_url, api_key=key, max_retries=0,
+                                        **plaintext_client_options(anthropic, base_url))
 
     @staticmethod
     def _timeout(request: ModelRequest) -> Any:

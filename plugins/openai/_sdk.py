@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from talaria import ModelRequest
+from talaria import ModelRequest, plaintext_client_options
 
 __all__ = ["CONNECT_TIMEOUT", "new_client", "request_timeout"]
 
@@ -17,19 +17,12 @@ CONNECT_TIMEOUT = 20.0
 
 
 def new_client(base_url: str, key: str) -> Any:
-    """An ``openai.AsyncOpenAI`` for ``base_url``; retries are left to the kernel's policy.
-
-    A plaintext ``http://`` endpoint (a local server: Ollama, LM Studio, vLLM…) never
-    negotiates TLS, so its client skips loading the CA bundle (tens of milliseconds on the way
-    to the first request) and does not follow redirects — a redirect to ``https://`` fails
-    loudly instead of being followed without certificate checks.
-    """
+    """An ``openai.AsyncOpenAI`` for ``base_url``; retries are left to the kernel's policy
+    (a plaintext ``http://`` endpoint: see :func:`talaria.plaintext_client_options`)."""
     import openai
 
-    if base_url.lower().startswith("http://"):
-        http_client = openai.DefaultAsyncHttpxClient(verify=False, follow_redirects=False)
-        return openai.AsyncOpenAI(base_url=base_url, api_key=key, max_retries=0, http_client=http_client)
-    return openai.AsyncOpenAI(base_url=base_url, api_key=key, max_retries=0)
+    return openai.AsyncOpenAI(base_url=base_url, api_key=key, max_retries=0,
+                              **plaintext_client_options(openai, base_url))
 
 
 def request_timeout(request: ModelRequest) -> Any:

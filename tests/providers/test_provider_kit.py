@@ -230,3 +230,13 @@ def test_sdk_field_reads_models_extras_and_mappings() -> None:
     assert sdk_field(Model(), "missing", "default") == "default"
     assert sdk_field({"a": None}, "a", 0) == 0 and sdk_field(None, "a", 1) == 1
     assert json_plain({"t": (1, {"x": (2,)})}) == {"t": [1, {"x": [2]}]}
+
+
+def test_plaintext_client_options_only_for_http_endpoints() -> None:
+    import openai
+
+    from talaria import plaintext_client_options
+
+    assert plaintext_client_options(openai, "https://api.openai.com/v1") == {}
+    options = plaintext_client_options(openai, "HTTP://127.0.0.1:11434/v1")
+    assert set(options) == {"http_client"} and options["http_client"].follow_redirects is False
