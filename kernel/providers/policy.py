@@ -203,14 +203,7 @@ async def call_with_policy(
                     continue
                 if has_next or kind is ErrorKind.AUTH:
                     break
-                tries += 1
-                if tries >= settings.max_attempts:
-                    break
-                delay = _delay(error, tries, settings, rng)
-                emit(Event(kind="retry", data={**base, "delay": delay, "discard_partial": streamed}))
-                await sleep(delay)
-                wait_for_key = True  # from now on this model may use a cooling key (we waited)
-                continue
+                wait_for_key = True  # after the backoff below this model may use a cooling key
 
             if kind is ErrorKind.CONTEXT_OVERFLOW:
                 if on_overflow is None or overflowed:
