@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import CompressionError
 from ..types import Compaction, Event, Message, new_id
-from .transcript import estimate_tokens, unpaired_calls
+from .transcript import unpaired_calls
 
 if TYPE_CHECKING:
     from .state import TurnHost, TurnState
@@ -27,10 +27,6 @@ __all__ = ["Compactor", "check_compaction"]
 log = logging.getLogger("talaria.compaction")
 DEFAULT_ENGINE = "compressor"
 COOLDOWN_HOLDER = "cooldown"
-
-
-def _system_chars(state: TurnState) -> int:
-    return sum(len(section.text) for section in state.info_system)
 
 
 def check_compaction(before: list[Message], compaction: Compaction) -> str | None:
@@ -96,7 +92,7 @@ class Compactor:
             return False
         if state.compressions >= self.max_attempts:
             return False
-        tokens = state.prompt_estimate(extra_chars=_system_chars(state))
+        tokens = state.prompt_estimate(extra_chars=state.system_chars())
         try:
             return bool(self.engine.should_compress(tokens, resolved.context_window))
         except Exception as exc:
@@ -130,7 +126,7 @@ class Compactor:
         holder = f"{self.runtime.owner}:{state.turn_id}"
         if not await store.try_lock_compression(session_id, holder, 600):
             # another process is compressing, or a failure cool-down is active
-            if must_fit or estimate_tokens(state.messages, extra_chars=_system_chars(state)) >= resolved.context_window:
+            if must_fit or state.history_tokens() >= resolved.context_window:
                 raise CompressionError("the history does not fit the context window and compression is "
                                        "unavailable (cooling down after a failure, or another process holds the lock)")
             return False
@@ -180,7 +176,7 @@ class Compactor:
         state.compression_error = reason
         self.runtime.emit(Event(kind="compression", session_id=session_id, turn_id=state.turn_id,
                                 data={"ok": False, "error": reason, "cooldown": self.cooldown}))
-        if must_fit or estimate_tokens(state.messages, extra_chars=_system_chars(state)) >= resolved.context_window:
+        if must_fit or state.history_tokens() >= resolved.context_window:
             raise CompressionError(f"compression failed and the history does not fit the context window: {reason}") from exc
         log.warning("talaria: compression failed (%s); continuing uncompressed", reason)
 

@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING
 from ..errors import CompressionError, LeaseLost
 from ..types import new_id
 from .state import TurnState
-from .transcript import estimate_tokens
 
 if TYPE_CHECKING:
     from .state import TurnHost
@@ -45,32 +44,23 @@ class CompressionReport:
 
 async def compress_session(runtime: TurnHost, session_key: str, *, focus: str | None = None) -> CompressionReport:
     """Compress the current session of ``session_key`` now (see the module docstring)."""
-    from ..store.lease import LeaseKeeper
-
     store = runtime.store
     sessions, compactor = runtime.sessions, runtime.compactor
     assert store is not None and sessions is not None and compactor is not None, "use `async with Runtime(...)`"
     if compactor.engine is None:
         return CompressionReport(compressed=False, session_id="", reason="no context engine is installed")
-    keeper = LeaseKeeper(store, session_key, runtime.owner, ttl=runtime.lease_ttl,
-                         refresh_every=runtime.lease_refresh, wait_max=runtime.lease_wait)
+    keeper = runtime.lease_keeper(session_key)
     await keeper.__aenter__()
     try:
         row = await store.current_session(session_key)
         if row is None:
             return CompressionReport(compressed=False, session_id="", reason="this session has no history yet")
         state = TurnState(turn_id=new_id("cmp_"), key=session_key, text="")
-
-        async def persist(messages: list) -> None:  # type: ignore[type-arg]
-            await store.append_messages(state.session.id, messages, fence=keeper.lease)
-            state.messages.extend(messages)
-
-        state.persist = persist
+        runtime.bind_persist(state, keeper)
         state.chain = runtime.models.chain(runtime.options.model)
         resolved = state.chain[0]
         await sessions.ensure(state, session_key, resolved, new_session=False)
-        system_chars = sum(len(section.text) for section in state.info_system)
-        before_tokens = estimate_tokens(state.messages, extra_chars=system_chars)
+        before_tokens = state.history_tokens()
         before = state.session.id
         count = len(state.messages)
         if count <= 1:
@@ -81,7 +71,6 @@ async def compress_session(runtime: TurnHost, session_key: str, *, focus: str | 
             rotated = await compactor.compress(state, resolved, focus=focus or None)
         except CompressionError as exc:
             rotated, state.compression_error = False, str(exc)
-        after_chars = sum(len(section.text) for section in state.info_system)
         if not rotated:
             reason = (f"the context engine failed (nothing was dropped): {state.compression_error}"
                       if state.compression_error
@@ -93,7 +82,7 @@ async def compress_session(runtime: TurnHost, session_key: str, *, focus: str | 
         return CompressionReport(compressed=True, session_id=state.session.id, parent_id=before,
                                  engine=compactor.engine_name, messages_before=count,
                                  messages_after=len(state.messages), tokens_before=before_tokens,
-                                 tokens_after=estimate_tokens(state.messages, extra_chars=after_chars))
+                                 tokens_after=state.history_tokens())
     except LeaseLost as exc:
         return CompressionReport(compressed=False, session_id="", reason=f"lost the session lease: {exc}")
     finally:

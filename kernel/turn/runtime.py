@@ -246,8 +246,6 @@ class Runtime:
         the earlier turn's record is returned.
         """
         assert self._store is not None and self.sessions is not None, "use `async with Runtime(...)`"
-        from ..store.lease import LeaseKeeper
-
         request_id = request_id or new_id("req_")
         payload = {"text": text, "new_session": new_session, "submitter": self.owner}
         # the common case in one write: admitted, first in line, lease taken, started
@@ -257,8 +255,7 @@ class Runtime:
             return TurnRecord(turn_id=admission.id, session_id="", session_key=session_key,
                               end_reason=admission.end_reason or "completed", error="duplicate request; not run again",
                               user_text=text)
-        keeper = LeaseKeeper(self._store, session_key, self.owner, ttl=self.lease_ttl,
-                             refresh_every=self.lease_refresh, wait_max=self.lease_wait, lease=lease)
+        keeper = self.lease_keeper(session_key, lease=lease)
         self._interrupt_reason = None
         if lease is None:  # queued behind another turn, or the lease is busy: wait our turn
             await self._wait_for_turn(admission)
@@ -299,6 +296,32 @@ class Runtime:
                         data={"end_reason": record.end_reason, "error": record.error, "text": record.final_text}))
         return record
 
+    def lease_keeper(self, session_key: str, *, lease: Any = None) -> Any:
+        """A :class:`~talaria.store.lease.LeaseKeeper` for ``session_key`` with this runtime's
+        lease settings (``lease``: one already taken, e.g. by ``store.begin_turn``)."""
+        from ..store.lease import LeaseKeeper
+
+        return LeaseKeeper(self._store, session_key, self.owner, ttl=self.lease_ttl,
+                           refresh_every=self.lease_refresh, wait_max=self.lease_wait, lease=lease)
+
+    def bind_persist(self, state: TurnState, keeper: Any) -> None:
+        """Give ``state`` its ``persist(messages)``: a fenced append to the state's session
+        (with the usage of model calls not yet stored), then the in-memory transcript. A
+        store failure other than a lost lease becomes :class:`PersistenceError`."""
+
+        async def persist(messages: Sequence[Message]) -> None:
+            try:
+                await self._store.append_messages(state.session.id, messages, fence=keeper.lease,
+                                                  usage=state.pending_usage)
+            except LeaseLost:
+                raise
+            except Exception as exc:
+                raise PersistenceError(str(exc)) from exc
+            state.messages.extend(messages)
+            state.pending_usage = []
+
+        state.persist = persist
+
     async def _wait_for_turn(self, admission: Any) -> None:
         """Keep admission order: wait while an older queued admission on this key is pending."""
         while True:
@@ -335,19 +358,7 @@ class Runtime:
     async def _stages(self, state: TurnState, keeper: Any, new_session: bool) -> TurnRecord:
         assert self.sessions is not None and self.compactor is not None and self.toolbox is not None
         turn_id, key, text = state.turn_id, state.key, state.text
-
-        async def persist(messages: Sequence[Message]) -> None:
-            try:
-                await self._store.append_messages(state.session.id, messages, fence=keeper.lease,
-                                                  usage=state.pending_usage)
-            except LeaseLost:
-                raise
-            except Exception as exc:
-                raise PersistenceError(str(exc)) from exc
-            state.messages.extend(messages)
-            state.pending_usage = []
-
-        state.persist = persist
+        self.bind_persist(state, keeper)
         try:
             state.chain = self.models.chain(self.options.model)
             await self.sessions.ensure(state, key, state.chain[0], new_session=new_session)
@@ -355,7 +366,7 @@ class Runtime:
                             data={"model": state.chain[0].spec, "text": text}))
             await self._repair(state)
             recall = await self.sessions.recall(text)
-            await persist([Message(role="user", content=text, meta={"recall": recall} if recall else {})])
+            await state.persist([Message(role="user", content=text, meta={"recall": recall} if recall else {})])
             await self._sources_ready()
             return await self._loop(state)
         except asyncio.CancelledError:

@@ -37,6 +37,10 @@ class TurnHost(Protocol):
 
     def _emitter(self, state: TurnState) -> Callable[[Event], None]: ...
 
+    def lease_keeper(self, session_key: str, *, lease: Any = None) -> Any: ...
+
+    def bind_persist(self, state: TurnState, keeper: Any) -> None: ...
+
 
 class TurnState:
     """Mutable bookkeeping of one running turn."""
@@ -73,6 +77,14 @@ class TurnState:
             self._api.extend(api_view(self.messages[self._api_len:]))
             self._api_len = len(self.messages)
         return tuple(self._api)
+
+    def system_chars(self) -> int:
+        """Characters of the session's system prompt (all tiers)."""
+        return sum(len(section.text) for section in self.info_system)
+
+    def history_tokens(self) -> int:
+        """Estimated tokens of the whole request: system prompt plus every message."""
+        return estimate_tokens(self.messages, extra_chars=self.system_chars())
 
     def prompt_estimate(self, extra_chars: int = 0) -> int:
         if self.last_prompt_tokens:
