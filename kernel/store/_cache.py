@@ -1,4 +1,4 @@
-"""Per-connection caches: active transcripts (what ``get_messages`` returns), prompts.
+"""The per-connection cache of active transcripts (what ``get_messages`` returns).
 
 Only the event loop touches it. Entries hold the decoded messages and the highest ``seq``
 they cover; a read validates an entry against the database (rows appended after it, active
@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from ..types import Message
 
-__all__ = ["PromptCache", "TranscriptCache"]
+__all__ = ["TranscriptCache"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,22 +67,3 @@ class TranscriptCache:
         self._current[session_key] = session_id
         while len(self._current) > 4 * self._size:
             self._current.pop(next(iter(self._current)))
-
-
-class PromptCache:
-    """System prompts by hash (content-addressed, so never stale); at most ``size`` kept."""
-
-    def __init__(self, size: int = 32) -> None:
-        self._size = size
-        self._texts: OrderedDict[str, str] = OrderedDict()
-
-    def get(self, prompt_hash: str) -> str | None:
-        return self._texts.get(prompt_hash)
-
-    def clear(self) -> None:
-        self._texts.clear()
-
-    def put(self, prompt_hash: str, text: str) -> None:
-        self._texts[prompt_hash] = text
-        while len(self._texts) > self._size:
-            self._texts.popitem(last=False)

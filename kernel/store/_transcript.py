@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import PersistenceError
 from ..types import Message
-from ._cache import PromptCache, TranscriptCache
+from ._cache import TranscriptCache
 from ._codec import MESSAGE_COLUMNS, decode_message, encode_message
 from ._ledger import add_usage
 from .base import Lease, SessionRow, StoredMessage, UsageEntry
@@ -97,7 +97,6 @@ class TranscriptMixin:
         _read: Callable[..., Awaitable[Any]]
         _write: Callable[..., Awaitable[Any]]
         _transcripts: TranscriptCache
-        _prompts: PromptCache
 
         def _check_fence(
             self, conn: DbConnection, fence: Lease, session_key: str | None
@@ -243,7 +242,6 @@ class TranscriptMixin:
             return await self._write(body, f"delete session {session_id}")
         finally:
             self._transcripts.forget(session_id)
-            self._prompts.clear()  # its prompt may be gone with it
 
     # ------------------------------------------------------------------ system prompts
 
@@ -262,11 +260,7 @@ class TranscriptMixin:
         return digest
 
     async def get_system_prompt(self, prompt_hash: str) -> str | None:
-        """The prompt stored under ``prompt_hash``, or None. Prompts are content-addressed
-        and never change, so each is read from the database once per store object."""
-        known = self._prompts.get(prompt_hash)
-        if known is not None:
-            return known
+        """The prompt stored under ``prompt_hash``, or None."""
 
         def body(conn: DbConnection) -> str | None:
             rows = conn.execute_fetchall(
@@ -274,10 +268,7 @@ class TranscriptMixin:
             )
             return rows[0][0] if rows else None
 
-        text = await self._read(body, inline=True)
-        if text is not None:
-            self._prompts.put(prompt_hash, text)
-        return text
+        return await self._read(body, inline=True)
 
     # ------------------------------------------------------------------ messages
 

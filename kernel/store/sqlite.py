@@ -30,7 +30,7 @@ from typing import Any, TypeVar
 import aiosqlite
 
 from ..errors import PersistenceError, StoreError
-from ._cache import PromptCache, TranscriptCache
+from ._cache import TranscriptCache
 from ._db import DbConnection, in_db_thread
 from ._leases import LeaseMixin
 from ._ledger import LedgerMixin
@@ -86,7 +86,6 @@ class SqliteStore(TranscriptMixin, SearchMixin, QueueMixin, LeaseMixin, LedgerMi
         self._inflight = 0  # statements queued on or running in the worker thread
         self._busy_ms = int(busy_timeout * 1000)
         self._transcripts = TranscriptCache()
-        self._prompts = PromptCache()
         self._release_events: dict[str, asyncio.Event] = {}
 
     # ------------------------------------------------------------------ lifecycle
