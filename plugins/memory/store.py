@@ -15,9 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-import tempfile
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -49,10 +47,14 @@ def join_entries(entries: list[str]) -> str:
     return f"\n{SEPARATOR}\n".join(entries)
 
 
-@dataclass(frozen=True, slots=True)
 class Usage:
-    used: int
-    limit: int
+    """Characters a file holds (``used``) against its ``limit``; ``str()`` is the note shown."""
+
+    __slots__ = ("used", "limit")
+
+    def __init__(self, used: int, limit: int) -> None:
+        self.used = used
+        self.limit = limit
 
     def __str__(self) -> str:
         return f"{self.used:,}/{self.limit:,} chars"
@@ -160,6 +162,8 @@ class MemoryStore:
 
     @staticmethod
     def _write(path: Path, text: str) -> None:
+        import tempfile  # here, not at plugin import: it pulls in shutil, random, bz2, lzma
+
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
         try:
