@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
 import pluggy
 
+from ._values import value_type
 from .types import PromptSection, SessionInfo, ToolCall, ToolContext, ToolResult, Verdict
 
 __all__ = ["HookFailure", "Hooks"]
@@ -21,7 +21,7 @@ __all__ = ["HookFailure", "Hooks"]
 log = logging.getLogger("talaria.hooks")
 
 
-@dataclass(frozen=True, slots=True)
+@value_type(kw_only=False)
 class HookFailure:
     """A hook implementation that raised or timed out."""
 

@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any, Literal
+
+from ._values import value_type
 
 __all__ = [
     "ApprovalDecision",
@@ -80,7 +82,7 @@ def new_id(prefix: str = "") -> str:
 # --------------------------------------------------------------------------- messages
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@value_type
 class ToolCall:
     """One tool invocation the model asked for.
 
@@ -98,7 +100,7 @@ class ToolCall:
 ToolStatus = Literal["ok", "error", "denied", "invalid", "skipped", "unknown"]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@value_type
 class ToolResult:
     """The single result paired with a :class:`ToolCall`.
 
@@ -118,7 +120,7 @@ class ToolResult:
         return self.status != "ok"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@value_type
 class Message:
     """One stored message of a session transcript (provider-neutral)."""
 
@@ -133,7 +135,7 @@ class Message:
     meta: Mapping[str, Any] = field(default_factory=dict)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@value_type
 class Usage:
     """Token counts of one model call (or a sum of several)."""
 
@@ -161,7 +163,7 @@ class Usage:
 # --------------------------------------------------------------------------- providers
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@value_type
 class ModelInfo:
     """What is known about one model of a provider. Prices are USD per million tokens."""
 
@@ -176,7 +178,7 @@ class ModelInfo:
     cache_write_price: float | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@value_type
 class ProviderProfile:
     """A declarative description of a model provider (no code, no client).
 
@@ -213,7 +215,7 @@ class ProviderProfile:
         return None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@value_type
 class Credential:
     """One API key of a provider's pool. ``key`` is never stored or logged."""
 
@@ -226,7 +228,7 @@ class Credential:
         return f"Credential(provider={self.provider!r}, id={self.id!r})"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@value_type
 class ToolSpec:
     """What the model sees of a tool: name, description, JSON-Schema parameters."""
 
@@ -235,7 +237,7 @@ class ToolSpec:
     parameters: Mapping[str, Any]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@value_type
 class PromptSection:
     """A piece of the system prompt in one tier.
 
@@ -250,7 +252,7 @@ class PromptSection:
     order: int = 100
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@value_type
 class ModelRequest:
     """A normalized request to a model; the API mode turns it into its wire format."""
 
@@ -276,7 +278,7 @@ class ModelRequest:
         return "\n\n".join(s.text for s in self.system if s.text)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@value_type
 class Delta:
     """A streamed piece of a response, passed to ``on_delta`` as it arrives."""
 
@@ -286,7 +288,7 @@ class Delta:
     name: str | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@value_type
 class ModelResponse:
     """A normalized, complete model response.
 
@@ -309,7 +311,7 @@ class ModelResponse:
 # --------------------------------------------------------------------------- tools
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@value_type
 class ApprovalRequest:
     """A question to the human: may this call run?"""
 
@@ -321,7 +323,7 @@ class ApprovalRequest:
     summary: str = ""  # short human-readable description of the action
 
 
-@dataclass(frozen=True, kw_only=True)
+@value_type(slots=False)
 class ToolContext:
     """What a tool handler (and ``pre_tool_call`` / ``post_tool_call``) may use.
 
@@ -350,7 +352,7 @@ class ToolContext:
 ToolHandler = Callable[[Mapping[str, Any], ToolContext], Any]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@value_type
 class Tool:
     """A tool plugins register.
 
@@ -382,7 +384,7 @@ class Tool:
         return ToolSpec(name=self.name, description=self.description, parameters=self.parameters)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@value_type
 class Toolset:
     """A named group of tools; ``includes`` names other toolsets (cycles are safe)."""
 
@@ -392,7 +394,7 @@ class Toolset:
     description: str = ""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@value_type
 class Verdict:
     """A ``pre_tool_call`` decision: allow, deny (with a reason) or ask a human."""
 
@@ -417,7 +419,7 @@ class Verdict:
 # --------------------------------------------------------------------------- sessions, turns
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@value_type
 class SessionInfo:
     """A read-only view of a session, passed to session hooks and prompt sections."""
 
@@ -436,7 +438,7 @@ class SessionInfo:
     skill_dirs: tuple[tuple[str, Path], ...] = ()
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@value_type
 class Compaction:
     """What a context engine returns: the new message list and what it replaced.
 
@@ -451,7 +453,7 @@ class Compaction:
     made_model_call: bool = False
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@value_type
 class Event:
     """Something for a channel to render. Events are not the transcript.
 
@@ -466,7 +468,7 @@ class Event:
     turn_id: str = ""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@value_type
 class TurnRecord:
     """How a turn ended, passed to ``on_turn_end`` and returned to the caller."""
 
@@ -491,7 +493,7 @@ class TurnRecord:
 # --------------------------------------------------------------------------- channels
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@value_type
 class Inbound:
     """A user message normalized by a channel, with its source metadata."""
 
@@ -505,7 +507,7 @@ class Inbound:
     principal: str = ""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@value_type
 class Outbound:
     """A reply the gateway asks a channel to deliver."""
 
@@ -516,7 +518,7 @@ class Outbound:
     thread_id: str = ""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@value_type
 class DeliveryResult:
     """Outcome of :meth:`Channel.deliver`; ``ambiguous`` means it may have been sent."""
 
@@ -529,7 +531,7 @@ class DeliveryResult:
 # --------------------------------------------------------------------------- CLI extras
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@value_type
 class SlashCommand:
     """An in-chat ``/command``; ``handler(args, ctx)`` may be sync or async and may return text."""
 
@@ -539,7 +541,7 @@ class SlashCommand:
     args_hint: str = ""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@value_type
 class CheckResult:
     """One line of ``talaria doctor``."""
 
@@ -550,7 +552,7 @@ class CheckResult:
     level: Literal["ok", "warn", "error"] | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@value_type
 class DoctorCheck:
     """A ``talaria doctor`` check: ``run(kernel)`` returns one or more :class:`CheckResult`."""
 
@@ -561,7 +563,7 @@ class DoctorCheck:
 # --------------------------------------------------------------------------- runtime services
 
 
-@dataclass(frozen=True, kw_only=True)
+@value_type(slots=False)
 class Services:
     """What the kernel lends long-lived plugin objects (tool sources, memory providers).
 

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import hashlib
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from talaria import ConfigError
 
+from .._values import value_type
 from ._files import locked, read_json, write_json
 
 __all__ = ["AUTH_FILE", "StoredKey", "add_key", "credential_id", "load_keys", "remove_key"]
@@ -27,7 +27,7 @@ def credential_id(secret: str, *, prefix: str = "") -> str:
     return hashlib.sha256(f"{prefix}{secret}".encode()).hexdigest()[:12]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@value_type
 class StoredKey:
     """One ``auth.json`` entry. ``key`` is None for a ``key_env`` reference."""
 

@@ -32,12 +32,12 @@ import random as _random
 import re
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from talaria import Credential, ErrorKind, ProviderError, ProviderProfile
 
+from .._values import value_type
 from ._files import locked, read_json, write_json
 from .auth_store import credential_id, load_keys
 from .pool_settings import STRATEGIES, PoolSettings
@@ -49,7 +49,7 @@ STATE_FILE = "credential_state.json"
 KEYLESS_ID = "keyless"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@value_type
 class PoolEntry:
     """One key of a provider as the pool sees it now (for ``auth list``; no key inside)."""
 

@@ -31,7 +31,7 @@ from __future__ import annotations
 import asyncio
 import random
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from talaria import (
@@ -46,13 +46,14 @@ from talaria import (
     Usage,
 )
 
+from .._values import value_type
 from .credentials import CredentialPool
 from .resolve import ResolvedModel
 
 __all__ = ["PolicyOutcome", "RetrySettings", "call_with_policy"]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@value_type
 class RetrySettings:
     """The ``[retry]`` config section.
 
@@ -94,7 +95,7 @@ class RetrySettings:
         return delay * (1 - self.jitter * rng.random())
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@value_type
 class PolicyOutcome:
     """A successful call: the response, who served it, and what it took."""
 

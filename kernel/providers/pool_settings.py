@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from talaria import ConfigError
+
+from .._values import value_type
 
 __all__ = ["STRATEGIES", "PoolSettings"]
 
 STRATEGIES = ("fill_first", "round_robin", "random", "least_used")
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@value_type
 class PoolSettings:
     """The ``[credentials]`` config section."""
 

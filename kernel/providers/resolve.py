@@ -13,11 +13,11 @@ Accepted forms, tried in this order:
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from talaria import ConfigError, ModelInfo, ProviderProfile
 
+from .._values import value_type
 from .profiles import ProviderSet, effective_profiles
 
 __all__ = [
@@ -36,7 +36,7 @@ DEFAULT_CONTEXT_WINDOW = 128_000
 _DETECT_ORDER = ("openai", "anthropic", "openrouter", "gemini", "deepseek", "groq", "mistral", "xai")
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@value_type
 class ResolvedModel:
     """One concrete model to call: the effective profile plus what is known of the model."""
 

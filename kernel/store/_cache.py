@@ -8,14 +8,14 @@ count) before trusting it, so writes by other connections and processes are alwa
 from __future__ import annotations
 
 from collections import OrderedDict
-from dataclasses import dataclass
 
+from .._values import value_type
 from ..types import Message
 
 __all__ = ["TranscriptCache"]
 
 
-@dataclass(frozen=True, slots=True)
+@value_type(kw_only=False)
 class _Entry:
     messages: tuple[Message, ...]
     last_seq: int

@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Literal, Protocol, runtime_checkable
 
+from .._values import value_type
 from ..types import Message, Usage
 
 __all__ = [
@@ -44,7 +45,7 @@ ADMISSION_STATUSES: tuple[str, ...] = ("queued", "started", "unknown", "terminal
 DELIVERY_STATUSES: tuple[str, ...] = ("pending", "attempting", "delivered", "failed", "abandoned")
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@value_type
 class SessionRow:
     """One conversation. ``session_key`` is the routing identity (DESIGN §7); a key maps to a
     chain of sessions (reset and compression start a new one, ``parent_session_id`` links a
@@ -68,7 +69,7 @@ class SessionRow:
     preview: str | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@value_type
 class Admission:
     """A durable input: one submitted request for a session key (DESIGN §4, invariant 1).
 
@@ -91,7 +92,7 @@ class Admission:
     finished_at: float | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@value_type
 class Lease:
     """The right to write one session key (DESIGN §4, invariant 2).
 
@@ -116,7 +117,7 @@ class Lease:
         return (self.session_key, self.owner, self.generation)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@value_type
 class StoredMessage:
     """A message with its storage facts (for show/export/audit)."""
 
@@ -127,7 +128,7 @@ class StoredMessage:
     created_at: float = 0.0
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@value_type
 class SearchHit:
     """One full-text search result: where the message is and a short snippet around the
     match (matched terms wrapped in ``[`` ``]``)."""
@@ -142,7 +143,7 @@ class SearchHit:
     seq: int = 0
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@value_type
 class UsageRow:
     """Accumulated model usage of one session × provider × model. ``cost`` is USD, None when
     no call had a known price."""
@@ -171,7 +172,7 @@ class UsageRow:
         )
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@value_type
 class Delivery:
     """An outbound obligation (DESIGN §7): a reply some channel still owes the user.
 

@@ -19,8 +19,9 @@ from __future__ import annotations
 import hashlib
 import os
 import socket
-from dataclasses import dataclass
 from functools import cache
+
+from .._values import value_type
 
 __all__ = [
     "OwnerId",
@@ -34,7 +35,7 @@ __all__ = [
 _cache: dict[int, str] = {}
 
 
-@dataclass(frozen=True, slots=True)
+@value_type(kw_only=False)
 class OwnerId:
     """A parsed owner string."""
 

@@ -8,9 +8,9 @@ running turn of the same session.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from .._values import value_type
 from ..errors import CompressionError, LeaseLost
 from ..types import new_id
 from .state import TurnState
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 __all__ = ["CompressionReport", "compress_session"]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@value_type
 class CompressionReport:
     """What a forced compression did.
 

@@ -12,9 +12,9 @@ import contextlib
 import logging
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
+from .._values import value_type
 from ..errors import CompressionError, ConfigError, LeaseLost, PersistenceError, ProviderError
 from ..store.owner import current_owner, owner_alive
 from ..tools import ToolBox
@@ -41,7 +41,7 @@ log = logging.getLogger("talaria.turn")
 _STATE_CACHE = 256  # per-session tool state kept in memory (bounded)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@value_type
 class TurnOptions:
     """Per-runtime choices of the host (channel)."""
 
