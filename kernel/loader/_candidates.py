@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ._folder import folder_module_name, import_folder_plugin
+from ._toml_cache import read_toml
 
 __all__ = ["TIERS", "Candidate", "Manifest", "ManifestError", "entry_point_candidates", "folder_candidates"]
 
@@ -43,7 +44,7 @@ class Manifest:
     def read(cls, folder: Path) -> Manifest:
         path = folder / MANIFEST
         try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
+            data = read_toml(path)
         except FileNotFoundError as exc:
             raise ManifestError(f"{path} is missing") from exc
         except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:

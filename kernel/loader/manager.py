@@ -34,6 +34,7 @@ import pluggy
 from .. import hookspecs
 from ..paths import bundled_dir
 from ._candidates import Candidate, entry_point_candidates, folder_candidates
+from ._toml_cache import caching
 from .registries import KINDS, Registries
 
 __all__ = ["LoadError", "LoadedPlugins", "PluginRecord", "load_plugins"]
@@ -174,7 +175,25 @@ def load_plugins(
     pm.add_hookspecs(hookspecs)
     registries = Registries()
     loaded = LoadedPlugins(pm=pm, records={}, registries=registries)
+    with caching(home / "cache" / "toml.json"):  # manifests and profile tables parsed once per change
+        _load(loaded, home=home, config=config, explicit=explicit, blocked=blocked, env=env,
+              entry_points=entry_points, cli=cli)
+    return loaded
 
+
+def _load(
+    loaded: LoadedPlugins,
+    *,
+    home: Path,
+    config: Mapping[str, Any],
+    explicit: Iterable[Any],
+    blocked: Sequence[str],
+    env: Mapping[str, str],
+    entry_points: Iterable[Any] | None,
+    cli: Any,
+) -> None:
+    """Steps 1–6 of the module docstring, recorded on ``loaded``."""
+    pm = loaded.pm
     candidates = find_candidates(home=home, explicit=explicit, entry_points=entry_points)
     plugin_cfg = config.get("plugins", {})
     disabled = set(plugin_cfg.get("disabled", [])) | set(blocked)
@@ -217,7 +236,6 @@ def load_plugins(
         _import_and_register(loaded, cand)
     _drop_unknown_hooks(loaded)
     _collect_registrations(loaded, cli=cli)
-    return loaded
 
 
 def _fail(loaded: LoadedPlugins, name: str, phase: str, message: str) -> None:

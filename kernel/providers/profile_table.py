@@ -24,12 +24,13 @@ not a silently ignored key.
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from talaria import ModelInfo, ProviderProfile, RegistrationError
+
+from ..loader._toml_cache import read_toml
 
 __all__ = ["profiles_from_toml"]
 
@@ -72,9 +73,8 @@ def profiles_from_toml(path: str | Path) -> list[ProviderProfile]:
     """
     path = Path(path)
     try:
-        with path.open("rb") as handle:
-            table = tomllib.load(handle)
-    except (OSError, tomllib.TOMLDecodeError) as exc:
+        table = read_toml(path)  # parsed once per change of the file while plugins load
+    except (OSError, ValueError) as exc:  # ValueError: tomllib.TOMLDecodeError, UnicodeDecodeError
         raise RegistrationError(f"cannot read provider profiles from {path}: {exc}") from exc
     profiles = []
     for name, data in table.items():
