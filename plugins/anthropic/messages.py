@@ -34,15 +34,18 @@ DEFAULT_BASE_URL = "https://api.anthropic.com"
 _STOP = {"end_turn": "stop", "stop_sequence": "stop", "tool_use": "tool_calls", "max_tokens": "length",
          "model_context_window_exceeded": "length", "refusal": "content_filter"}
 _PLAIN_BLOCKS = ("text", "tool_use")
-_SDK_PARAMS = frozenset({"model", "max_tokens", "messages", "system", "tools", "stream"})
 #: seconds allowed to open a connection (the whole call is bounded by ``request.timeout``).
 CONNECT_TIMEOUT = 20.0
 
 
-def _dump(obj: Any) -> dict[str, Any]:
-    if isinstance(obj, Mapping):
-        return json_plain(obj)
-    return obj.model_dump(mode="json", exclude_none=True, by_alias=True)
+def _dump(value: Any) -> Any:
+    """A decoded content block as plain JSON without its null fields (absent and null mean
+    the same to the API, and a replayed block must not carry a null the API would reject)."""
+    if isinstance(value, Mapping):
+        return {str(k): _dump(v) for k, v in value.items() if v is not None}
+    if isinstance(value, (list, tuple)):
+        return [_dump(v) for v in value]
+    return value
 
 
 class _Usage:
@@ -120,20 +123,33 @@ class AnthropicMessagesMode:
     async def _complete(self, request: ModelRequest, credential: Credential, emit: DeltaSink) -> ModelResponse:
         client = self._clients.get(self.base_url(request), credential)
         payload = build_payload(request, config=self.config)
-        # Fields this SDK version has no parameter for (e.g. temperature) travel as extra body.
-        extra = {k: payload.pop(k) for k in [k for k in payload if k not in _SDK_PARAMS]}
-        extra.update(json_plain(request.extra_body))
-        kwargs: dict[str, Any] = {"timeout": self._timeout(request)}
-        if request.headers:
-            kwargs["extra_headers"] = dict(request.headers)
-        if extra:
-            kwargs["extra_body"] = extra
         if not request.stream:
-            message = await client.messages.create(**payload, **kwargs)
-            return self._from_message(request, message)
-        stream = await client.messages.create(**payload, **kwargs)
+            return self._from_message(request, await self._post(client, payload, request))
+        stream = await self._post(client, payload, request)
         async with stall_bounded(stream, request) as events:
             return await self._from_stream(request, events, emit)
+
+    @classmethod
+    async def _post(cls, client: Any, payload: dict[str, Any], request: ModelRequest) -> Any:
+        """``POST /v1/messages`` through the client's generic ``post`` with the body as built.
+
+        The SDK still does the transport, the ``x-api-key``/``anthropic-version``/
+        ``X-Stainless-*`` headers, timeouts, error classes and SSE parsing (``error`` events
+        raise, ``ping`` is skipped); skipped are the typed event models Talaria never reads
+        (events arrive as plain JSON dicts). ``request.headers`` go out as extra headers and
+        ``request.extra_body`` is merged into the body (its keys win), as ``extra_body`` does.
+        """
+        import anthropic  # already imported by the client: a dict lookup
+
+        options: dict[str, Any] = {"timeout": cls._timeout(request)}
+        if request.headers:
+            options["headers"] = dict(request.headers)
+        if request.extra_body:
+            options["extra_json"] = json_plain(request.extra_body)
+        if payload.get("stream"):
+            return await client.post("/v1/messages", body=payload, options=options, cast_to=object, stream=True,
+                                     stream_cls=anthropic.AsyncStream[object])
+        return await client.post("/v1/messages", body=payload, options=options, cast_to=object)
 
     def _from_message(self, request: ModelRequest, message: Any) -> ModelResponse:
         stop_reason = field(message, "stop_reason")

@@ -31,7 +31,7 @@ from talaria import (
 )
 from talaria import sdk_field as field
 
-from ._sdk import new_client, request_timeout
+from ._sdk import new_client, post_json
 
 __all__ = ["ChatCompletionsMode", "build_payload", "wire_messages"]
 
@@ -144,15 +144,9 @@ class ChatCompletionsMode:
         base_url = self.base_url(request)
         client = self._clients.get(base_url, credential)
         payload = build_payload(request, base_url=base_url, config=self.config)
-        kwargs: dict[str, Any] = {"timeout": request_timeout(request)}
-        if request.headers:
-            kwargs["extra_headers"] = dict(request.headers)
-        if request.extra_body:
-            kwargs["extra_body"] = json_plain(request.extra_body)
         if not request.stream:
-            completion = await client.chat.completions.create(**payload, **kwargs)
-            return self._from_completion(request, completion)
-        stream = await client.chat.completions.create(**payload, **kwargs)
+            return self._from_completion(request, await post_json(client, "/chat/completions", payload, request))
+        stream = await post_json(client, "/chat/completions", payload, request)
         async with stall_bounded(stream, request) as chunks:
             return await self._from_stream(request, chunks, emit)
 

@@ -30,7 +30,7 @@ from talaria import (
 )
 from talaria import sdk_field as field
 
-from ._sdk import new_client, request_timeout
+from ._sdk import new_client, post_json
 
 __all__ = ["ResponsesMode", "build_payload", "wire_input"]
 
@@ -102,10 +102,14 @@ def _usage(raw: Any) -> Usage:
                  reasoning_tokens=int(field(field(raw, "output_tokens_details"), "reasoning_tokens", 0)))
 
 
-def _dump(item: Any) -> dict[str, Any]:
-    if isinstance(item, Mapping):
-        return json_plain(item)
-    return item.model_dump(mode="json", exclude_none=True, by_alias=True)
+def _dump(value: Any) -> Any:
+    """A decoded output item as plain JSON without its null fields (absent and null mean the
+    same to the API, and a replayed item must not carry a null the API would reject)."""
+    if isinstance(value, Mapping):
+        return {str(k): _dump(v) for k, v in value.items() if v is not None}
+    if isinstance(value, (list, tuple)):
+        return [_dump(v) for v in value]
+    return value
 
 
 def _replay_item(item: dict[str, Any]) -> dict[str, Any]:
@@ -145,15 +149,9 @@ class ResponsesMode:
     async def _complete(self, request: ModelRequest, credential: Credential, emit: DeltaSink) -> ModelResponse:
         client = self._clients.get(self.base_url(request), credential)
         payload = build_payload(request, config=self.config)
-        kwargs: dict[str, Any] = {"timeout": request_timeout(request)}
-        if request.headers:
-            kwargs["extra_headers"] = dict(request.headers)
-        if request.extra_body:
-            kwargs["extra_body"] = json_plain(request.extra_body)
         if not request.stream:
-            response = await client.responses.create(**payload, **kwargs)
-            return self._from_response(request, response, [])
-        stream = await client.responses.create(**payload, **kwargs)
+            return self._from_response(request, await post_json(client, "/responses", payload, request), [])
+        stream = await post_json(client, "/responses", payload, request)
         async with stall_bounded(stream, request) as events:
             return await self._from_stream(request, events, emit)
 
