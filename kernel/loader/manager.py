@@ -34,6 +34,7 @@ import pluggy
 from .. import hookspecs
 from ..paths import bundled_dir
 from ._candidates import Candidate, entry_point_candidates, folder_candidates
+from ._pluggy import PluginManager
 from ._toml_cache import caching
 from .registries import KINDS, Registries
 
@@ -171,7 +172,7 @@ def load_plugins(
     """
     config = config or {}
     env = os.environ if env is None else env
-    pm = pluggy.PluginManager(hookspecs.PROJECT)
+    pm = PluginManager(hookspecs.PROJECT)
     pm.add_hookspecs(hookspecs)
     registries = Registries()
     loaded = LoadedPlugins(pm=pm, records={}, registries=registries)
