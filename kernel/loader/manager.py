@@ -317,8 +317,8 @@ def _collect_registrations(loaded: LoadedPlugins, *, cli: Any) -> None:
             rank = loaded.rank_of(plugin)
 
             def register(item: Any, *, _plugin: str = plugin, _rank: int = rank, _validate: Any = validate) -> None:
-                kind, name = _validate(item)
-                loaded.registries.by_kind(kind).add(name, item, _plugin, _rank)
+                kind, name, stored = _validate(item)
+                loaded.registries.by_kind(kind).add(name, stored, _plugin, _rank)
                 loaded.records[_plugin].registered.append(f"{kind[:-1] if kind.endswith('s') else kind}:{name}")
 
             try:

@@ -5,6 +5,11 @@ register the same name, the one from the higher tier wins (for equal tiers, the 
 registration wins) and the loser is kept in ``shadowed`` so ``talaria plugins list``
 can say who overrode whom. Registrations are validated when made: a plugin that
 registers something unusable gets a load error, not a crash later.
+
+The kinds whose items are classes instantiated later with a config section (API modes,
+context engines, memory providers, channels) also accept a *reference* in entry-point
+syntax, ``"NAME = package.module:Class"``: the registry holds a :class:`LazyClass` and the
+module is imported only when the item is first used (see :mod:`._lazy_class`).
 """
 
 from __future__ import annotations
@@ -15,7 +20,7 @@ from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 from ..errors import RegistrationError
-from ..protocols import REQUIRED_METHODS
+from ._lazy_class import LazyClass, missing_methods
 from ..types import DoctorCheck, ProviderProfile, SlashCommand, Tool, Toolset
 
 __all__ = ["KINDS", "Registration", "Registries", "Registry"]
@@ -89,53 +94,69 @@ def _require_name(item: Any, kind: str) -> str:
 
 def _check_methods(item: Any, kind: str) -> str:
     name = _require_name(item, kind)
-    missing = [m for m in REQUIRED_METHODS.get(kind, ()) if not callable(getattr(item, m, None))]
+    missing = missing_methods(item, kind)
     if missing:
         raise RegistrationError(f"{kind} {name!r} lacks required method(s): {', '.join(missing)}")
     return name
 
 
-def _check_tool(item: Any) -> tuple[str, str]:
+def _class_or_reference(kind: str) -> Callable[[Any], tuple[str, str, Any]]:
+    """The validator of a kind whose items are classes (or factories) or references to them."""
+
+    def validate(item: Any) -> tuple[str, str, Any]:
+        if isinstance(item, str):
+            lazy = LazyClass.parse(item, kind)
+            return kind, lazy.name, lazy
+        return kind, _check_methods(item, kind), item
+
+    return validate
+
+
+def _check_tool(item: Any) -> tuple[str, str, Any]:
     if isinstance(item, Tool):
         params = item.parameters
         if not isinstance(params, dict) or params.get("type") != "object":
             raise RegistrationError(f"tool {item.name!r}: parameters must be a JSON Schema with type 'object'")
         if not callable(item.handler):
             raise RegistrationError(f"tool {item.name!r}: handler is not callable")
-        return "tools", item.name
+        return "tools", item.name, item
     if isinstance(item, Toolset):
-        return "toolsets", item.name
+        return "toolsets", item.name, item
     if callable(getattr(item, "tools", None)) and callable(getattr(item, "start", None)):
-        return "tool_sources", _require_name(item, "tool source")
+        return "tool_sources", _require_name(item, "tool source"), item
     raise RegistrationError(f"register_tools accepts Tool, Toolset or a ToolSource, got {type(item).__name__}")
 
 
-#: hook name → how to validate an item: returns (registry kind, name)
-KINDS: dict[str, Callable[[Any], tuple[str, str]]] = {
+def _reject(message: str) -> Any:
+    raise RegistrationError(message)
+
+
+#: hook name → how to validate an item: returns (registry kind, name, item to store)
+KINDS: dict[str, Callable[[Any], tuple[str, str, Any]]] = {
     "register_providers": lambda item: (
-        ("providers", item.name)
+        ("providers", item.name, item)
         if isinstance(item, ProviderProfile)
-        else (_ for _ in ()).throw(RegistrationError(f"register_providers accepts ProviderProfile, got {type(item).__name__}"))
+        else _reject(f"register_providers accepts ProviderProfile, got {type(item).__name__}")
     ),
-    "register_api_modes": lambda item: ("api_modes", _check_methods(item, "api_modes")),
+    "register_api_modes": _class_or_reference("api_modes"),
     "register_tools": _check_tool,
-    "register_context_engines": lambda item: ("context_engines", _check_methods(item, "context_engines")),
-    "register_memory_providers": lambda item: ("memory_providers", _check_methods(item, "memory_providers")),
-    "register_channels": lambda item: ("channels", _check_methods(item, "channels")),
+    "register_context_engines": _class_or_reference("context_engines"),
+    "register_memory_providers": _class_or_reference("memory_providers"),
+    "register_channels": _class_or_reference("channels"),
     "register_slash_commands": lambda item: (
-        ("slash_commands", item.name)
+        ("slash_commands", item.name, item)
         if isinstance(item, SlashCommand)
-        else (_ for _ in ()).throw(RegistrationError("register_slash_commands accepts SlashCommand"))
+        else _reject("register_slash_commands accepts SlashCommand")
     ),
     "register_doctor_checks": lambda item: (
-        ("doctor_checks", item.name)
+        ("doctor_checks", item.name, item)
         if isinstance(item, DoctorCheck)
-        else (_ for _ in ()).throw(RegistrationError("register_doctor_checks accepts DoctorCheck"))
+        else _reject("register_doctor_checks accepts DoctorCheck")
     ),
     "register_skill_dirs": lambda item: (
-        ("skill_dirs", str(item))
+        ("skill_dirs", str(item), item)
         if isinstance(item, (str, Path))
-        else (_ for _ in ()).throw(RegistrationError("register_skill_dirs accepts a path"))
+        else _reject("register_skill_dirs accepts a path")
     ),
 }
 

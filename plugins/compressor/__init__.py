@@ -3,19 +3,28 @@
 Clears old tool output first; when that is not enough, replaces the middle of the
 conversation with a structured summary written by the (auxiliary) model. See
 :mod:`.engine` for the guarantees and :mod:`.settings` for the ``[context.compressor]``
-options.
+options. The engine is registered by reference: :mod:`.engine` is imported when a session
+first uses it, not when the plugin loads.
 """
 
 from __future__ import annotations
 
-import talaria
+from typing import Any
 
-from .engine import CompressorEngine
+import talaria
 
 __all__ = ["CompressorEngine", "register_context_engines"]
 
 
 @talaria.hookimpl
-def register_context_engines(register: talaria.Registrar) -> None:
-    """Register the ``compressor`` engine class."""
-    register(CompressorEngine)
+def register_context_engines(register: talaria.Registrar[Any]) -> None:
+    """Register the ``compressor`` engine class (imported on first use)."""
+    register(f"compressor = {__name__}.engine:CompressorEngine")
+
+
+def __getattr__(name: str) -> Any:
+    if name == "CompressorEngine":  # imported on first access
+        from .engine import CompressorEngine
+
+        return CompressorEngine
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from ctx_transcripts import (
     ScriptedSummarizer,
@@ -17,6 +19,7 @@ from ctx_transcripts import (
 
 import talaria
 from talaria import CompressionError, ConfigError, ErrorKind, ProviderError
+from talaria.kernel import load_kernel
 from talaria.testing import load_plugin_module
 
 mod = load_plugin_module("compressor")
@@ -41,11 +44,12 @@ def tool_heavy_session(rounds: int = 12) -> list[talaria.Message]:
     return messages
 
 
-def test_registers_a_context_engine_named_compressor() -> None:
-    items: list[object] = []
-    mod.register_context_engines(items.append)
-    assert items == [Engine]
-    engine = items[0]({})
+def test_registers_a_context_engine_named_compressor(tmp_path: Path) -> None:
+    kernel = load_kernel(home=tmp_path, workspace=tmp_path, config={})
+    factory = kernel.registries.context_engines.get("compressor")
+    assert factory is not None and factory.name == "compressor"
+    engine = factory({"threshold": 0.6})
+    assert type(engine) is Engine and engine.should_compress(600_000, 1_000_000)
     assert engine.name == "compressor"
     assert isinstance(engine, talaria.ContextEngine)
 

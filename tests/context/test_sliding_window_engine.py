@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 from ctx_transcripts import (
@@ -18,6 +19,7 @@ from ctx_transcripts import (
 
 import talaria
 from talaria import ConfigError
+from talaria.kernel import load_kernel
 from talaria.testing import load_plugin_module
 
 mod = load_plugin_module("sliding_window")
@@ -41,11 +43,12 @@ def notes(messages: tuple[talaria.Message, ...]) -> list[talaria.Message]:
     return [m for m in messages if m.meta.get("summary")]
 
 
-def test_registers_an_engine_named_sliding_window() -> None:
-    items: list[object] = []
-    mod.register_context_engines(items.append)
-    assert items == [Engine]
-    engine = Engine({})
+def test_registers_an_engine_named_sliding_window(tmp_path: Path) -> None:
+    kernel = load_kernel(home=tmp_path, workspace=tmp_path, config={})
+    factory = kernel.registries.context_engines.get("sliding-window")
+    assert factory is not None and factory.name == "sliding-window"
+    engine = factory({"threshold": 0.5})
+    assert type(engine) is Engine and engine.should_compress(50_000, 100_000)
     assert engine.name == "sliding-window" and isinstance(engine, talaria.ContextEngine)
 
 
