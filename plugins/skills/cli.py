@@ -8,8 +8,6 @@ that says what to do (exit code 1).
 from __future__ import annotations
 
 import json
-import shutil
-import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -18,8 +16,8 @@ import click
 if TYPE_CHECKING:
     from .discovery import SkillIndex
 
-# Discovery, parsing and the trust file are imported inside the commands: adding the
-# commands to the CLI (every ``talaria`` start) must not load them.
+# Discovery, parsing, the trust file and shutil/tempfile are imported inside the commands:
+# adding the commands to the CLI (every ``talaria`` start) must not load them.
 
 __all__ = ["add_commands"]
 
@@ -120,6 +118,9 @@ def install_cmd(path: Path, force: bool) -> None:
     dest = root / skill.name
     if dest.exists() and not force:
         raise click.ClickException(f"a user skill '{skill.name}' exists at {dest}; use --force to replace it")
+    import shutil
+    import tempfile
+
     root.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(dir=root, prefix=f".{skill.name}."))
     try:
@@ -148,6 +149,8 @@ def remove_cmd(name: str) -> None:
         other = _index(obj).get(name)
         where = f"it is a {other.source} skill at {other.path}" if other else "no such skill"
         raise click.ClickException(f"'{name}' is not a user skill in {root} ({where}); only user skills can be removed")
+    import shutil
+
     shutil.rmtree(skill.path)
     click.echo(f"Removed skill '{name}' ({skill.path})")
 
