@@ -39,6 +39,9 @@ DeltaSink = Callable[[Delta], None]
 NAME = "responses"
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 _TERMINAL = {"response.completed", "response.incomplete"}
+#: how long to wait for the end of the body after the terminal event (the SDK waits as long
+#: after a chat stream's ``[DONE]``).
+DRAIN_SECONDS = 0.1
 #: fields of output items that are per-response bookkeeping, not content to replay.
 _VOLATILE_ITEM_FIELDS = ("id", "status")
 
@@ -118,6 +121,21 @@ def _replay_item(item: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in item.items() if k not in _VOLATILE_ITEM_FIELDS}
 
 
+async def _read_to_end(events: Any) -> None:
+    """Read what follows the terminal event (the end of the HTTP/1.1 body), for at most
+    :data:`DRAIN_SECONDS`, so the connection goes back to the client's pool: a stream closed
+    unread closes its connection, and the turn's next request would pay a new TCP and TLS
+    handshake. Best effort: nothing read here changes the finished response."""
+    import asyncio
+
+    try:
+        async with asyncio.timeout(DRAIN_SECONDS):
+            async for _ in events:
+                pass
+    except Exception:  # noqa: BLE001 - the response is complete; the connection is just not reused
+        pass
+
+
 def _failure(request: ModelRequest, error: Any, what: str) -> ProviderError:
     code = str(field(error, "code", "") or field(error, "type", ""))
     message = str(field(error, "message", "") or what)
@@ -172,7 +190,9 @@ class ResponsesMode:
             elif kind == "response.output_item.done":
                 done_items.append(field(event, "item"))
             elif kind in _TERMINAL:
-                return self._from_response(request, field(event, "response"), done_items, "".join(text))
+                response = self._from_response(request, field(event, "response"), done_items, "".join(text))
+                await _read_to_end(events)
+                return response
             elif kind == "response.failed":
                 raise _failure(request, field(field(event, "response"), "error"), "the response failed")
             elif kind == "error":
