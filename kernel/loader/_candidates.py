@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import tomllib
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .._values import value_type
 from ._folder import folder_module_name, import_folder_plugin
 from ._toml_cache import read_toml
 
@@ -26,7 +26,7 @@ class ManifestError(Exception):
     """A plugin folder's ``plugin.toml`` is missing, unreadable or invalid."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@value_type
 class Manifest:
     """The ``plugin.toml`` of a folder plugin.
 
@@ -68,26 +68,51 @@ class Manifest:
         )
 
 
-@dataclass(slots=True, kw_only=True)
+def _nothing() -> None:
+    return None
+
+
 class Candidate:
     """A plugin found in one tier, not yet imported.
 
     ``load()`` imports it and returns the object to register with pluggy (a module, or
     an object named by an entry point). ``error`` is set when the candidate is broken
-    before import (bad manifest).
+    before import (bad manifest). ``overrides``: the candidates of lower tiers it replaces.
+    (A plain class: the loader makes one per plugin and never compares them.)
     """
 
-    name: str
-    tier: str
-    origin: str
-    version: str = ""
-    description: str = ""
-    distribution: str | None = None
-    enabled: bool = True
-    essential: bool = False
-    load: Callable[[], Any] = lambda: None
-    error: str | None = None
-    overrides: list[Candidate] = field(default_factory=list)
+    __slots__ = ("name", "tier", "origin", "version", "description", "distribution", "enabled", "essential",
+                 "load", "error", "overrides")
+
+    def __init__(
+        self,
+        *,
+        name: str,
+        tier: str,
+        origin: str,
+        version: str = "",
+        description: str = "",
+        distribution: str | None = None,
+        enabled: bool = True,
+        essential: bool = False,
+        load: Callable[[], Any] = _nothing,
+        error: str | None = None,
+        overrides: list[Candidate] | None = None,
+    ) -> None:
+        self.name = name
+        self.tier = tier
+        self.origin = origin
+        self.version = version
+        self.description = description
+        self.distribution = distribution
+        self.enabled = enabled
+        self.essential = essential
+        self.load = load
+        self.error = error
+        self.overrides: list[Candidate] = overrides if overrides is not None else []
+
+    def __repr__(self) -> str:
+        return f"Candidate(name={self.name!r}, tier={self.tier!r}, origin={self.origin!r})"
 
     @property
     def rank(self) -> int:

@@ -22,9 +22,10 @@ import os
 import sys
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from .._values import value_type
 
 __all__ = ["RACY_SECONDS", "InstalledEntryPoint", "installed_entry_points", "load_value"]
 
@@ -37,7 +38,7 @@ MAX_ENTRIES = 8
 RACY_SECONDS = 2.0
 
 
-@dataclass(frozen=True, slots=True)
+@value_type(kw_only=False)
 class InstalledEntryPoint:
     """One ``talaria`` entry point: ``name = value`` declared by ``distribution`` ``version``."""
 

@@ -32,6 +32,7 @@ from typing import Any
 import pluggy
 
 from .. import hookspecs
+from .._values import value_type
 from ..paths import bundled_dir
 from ._candidates import Candidate, entry_point_candidates, folder_candidates
 from ._pluggy import PluginManager
@@ -43,7 +44,7 @@ __all__ = ["LoadError", "LoadedPlugins", "PluginRecord", "load_plugins"]
 log = logging.getLogger("talaria.plugins")
 
 
-@dataclass(frozen=True, slots=True)
+@value_type(kw_only=False)
 class LoadError:
     """Why a plugin did not (fully) load. ``phase``: manifest, import, validate, register, hook."""
 
@@ -89,14 +90,18 @@ class PluginRecord:
         }
 
 
-@dataclass(slots=True)
 class LoadedPlugins:
-    """The result of :func:`load_plugins`."""
+    """The result of :func:`load_plugins`: the plugin manager, a record per plugin by name,
+    the registries and load warnings."""
 
-    pm: pluggy.PluginManager
-    records: dict[str, PluginRecord]
-    registries: Registries
-    warnings: list[str] = field(default_factory=list)
+    __slots__ = ("pm", "records", "registries", "warnings")
+
+    def __init__(self, *, pm: pluggy.PluginManager, records: dict[str, PluginRecord], registries: Registries,
+                 warnings: list[str] | None = None) -> None:
+        self.pm = pm
+        self.records = records
+        self.registries = registries
+        self.warnings: list[str] = warnings if warnings is not None else []
 
     @property
     def errors(self) -> list[LoadError]:

@@ -15,20 +15,20 @@ module is imported only when the item is first used (see :mod:`._lazy_class`).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
+from .._values import value_type
 from ..errors import RegistrationError
-from ._lazy_class import LazyClass, missing_methods
 from ..types import DoctorCheck, ProviderProfile, SlashCommand, Tool, Toolset
+from ._lazy_class import LazyClass, missing_methods
 
 __all__ = ["KINDS", "Registration", "Registries", "Registry"]
 
 T = TypeVar("T")
 
 
-@dataclass(frozen=True, slots=True)
+@value_type(kw_only=False)
 class Registration(Generic[T]):
     """One registered item with the plugin (and tier rank) that registered it."""
 
@@ -38,13 +38,21 @@ class Registration(Generic[T]):
     rank: int
 
 
-@dataclass(slots=True)
 class Registry(Generic[T]):
-    """Named items of one kind; the highest-ranked registration of a name wins."""
+    """Named items of one kind; the highest-ranked registration of a name wins.
 
-    kind: str
-    _items: dict[str, Registration[T]] = field(default_factory=dict)
-    shadowed: list[tuple[Registration[T], Registration[T]]] = field(default_factory=list)
+    ``shadowed`` lists ``(loser, winner)`` pairs of the collisions settled so far.
+    """
+
+    __slots__ = ("kind", "_items", "shadowed")
+
+    def __init__(self, kind: str) -> None:
+        self.kind = kind
+        self._items: dict[str, Registration[T]] = {}
+        self.shadowed: list[tuple[Registration[T], Registration[T]]] = []
+
+    def __repr__(self) -> str:
+        return f"Registry({self.kind!r}, {self.names()!r})"
 
     def add(self, name: str, item: T, plugin: str, rank: int) -> None:
         new = Registration(name, item, plugin, rank)

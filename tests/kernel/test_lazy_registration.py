@@ -127,14 +127,14 @@ def test_a_higher_tier_reference_overrides_a_bundled_class(tmp_path: Path, probe
     assert "context_engines compressor (from compressor)" in kernel.plugins.records["lazy_probe"].shadows
 
 
-def test_bundled_engines_are_not_imported_by_loading_the_kernel(tmp_path: Path) -> None:
-    for name in [m for m in sys.modules if m.startswith("_talaria_bundled.sliding_window.")]:
-        sys.modules.pop(name)
+def test_bundled_engines_are_registered_by_reference_and_resolve_on_first_use(tmp_path: Path) -> None:
     kernel = _load(tmp_path)
-    assert "_talaria_bundled.sliding_window.engine" not in sys.modules
-    engine = kernel.registries.context_engines.get("sliding-window")({})
-    assert engine.name == "sliding-window"
-    assert "_talaria_bundled.sliding_window.engine" in sys.modules
+    for name in ("compressor", "sliding-window"):
+        factory = kernel.registries.context_engines.get(name)
+        assert "not imported yet" in repr(factory)
+        engine = factory({})
+        assert engine.name == name and isinstance(engine, talaria.ContextEngine)
+        assert "(imported)" in repr(factory)
 
 
 async def test_a_turn_whose_api_mode_cannot_be_imported_ends_with_an_error(tmp_path: Path) -> None:

@@ -89,5 +89,6 @@ def test_plugins_list_with_an_unchanged_installation_does_not_rescan_it(tmp_path
     proc, report = _probe(["plugins", "list"], home=home, cwd=ws, tmp_path=tmp_path)
     assert report["rc"] == 0 and "files" in proc.stdout
     heavy = ("openai", "anthropic", "mcp", "httpx", "httpx2", "jsonschema", "importlib.metadata", "asyncio",
-             "_talaria_bundled.skills.discovery")  # skills are discovered for a prompt, not a listing
+             "_talaria_bundled.skills.discovery",  # skills are discovered for a prompt, not a listing
+             "_talaria_bundled.compressor.engine", "_talaria_bundled.sliding_window.engine")  # used by a session
     assert _loaded(report["modules"], heavy + NOT_FOR_A_PLAIN_RUN) == []
