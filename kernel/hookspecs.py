@@ -78,6 +78,11 @@ def register_api_modes(register: Registrar[Any]) -> None:
     :param register: call ``register(cls)`` with a class (or factory) that has a ``name``
         attribute and implements :class:`talaria.ApiMode`; the kernel instantiates it
         with its ``[api_modes.<name>]`` config section when a provider first needs it.
+        Or call ``register("NAME = package.module:Class")`` to have the class imported only
+        when it is first needed (a folder plugin names its own modules as
+        ``f"NAME = {__name__}.module:Class"``); its methods are then checked on first use,
+        and a failure there is reported as a :class:`talaria.ConfigError` naming the
+        reference.
 
     Return value ignored. Collisions by name are settled by plugin tier (highest wins).
     Must be synchronous.
@@ -107,6 +112,11 @@ def register_context_engines(register: Registrar[Any]) -> None:
     :param register: call ``register(cls)`` with a class (or factory) that has a ``name``
         and implements :class:`talaria.ContextEngine`; it is instantiated with the
         ``[context.<name>]`` config section when ``[context] engine`` selects it.
+        Or call ``register("NAME = package.module:Class")`` to have the class imported only
+        when it is first needed (a folder plugin names its own modules as
+        ``f"NAME = {__name__}.module:Class"``); its methods are then checked on first use,
+        and a failure there is reported as a :class:`talaria.ConfigError` naming the
+        reference.
 
     Return value ignored. Collisions by name are settled by plugin tier (highest wins).
     Must be synchronous.
@@ -122,6 +132,11 @@ def register_memory_providers(register: Registrar[Any]) -> None:
     :param register: call ``register(cls)`` with a class (or factory) that has a ``name``
         and implements :class:`talaria.MemoryProvider`; instantiated with the
         ``[memory.<name>]`` config section when ``[memory] provider`` selects it.
+        Or call ``register("NAME = package.module:Class")`` to have the class imported only
+        when it is first needed (a folder plugin names its own modules as
+        ``f"NAME = {__name__}.module:Class"``); its methods are then checked on first use,
+        and a failure there is reported as a :class:`talaria.ConfigError` naming the
+        reference.
 
     Return value ignored. Collisions by name are settled by plugin tier (highest wins).
     Must be synchronous.
@@ -137,6 +152,11 @@ def register_channels(register: Registrar[Any]) -> None:
     :param register: call ``register(cls)`` with a class (or factory) that has a ``name``
         and implements :class:`talaria.Channel`; instantiated with the
         ``[channels.<name>]`` config section when the channel is started.
+        Or call ``register("NAME = package.module:Class")`` to have the class imported only
+        when it is first needed (a folder plugin names its own modules as
+        ``f"NAME = {__name__}.module:Class"``); its methods are then checked on first use,
+        and a failure there is reported as a :class:`talaria.ConfigError` naming the
+        reference.
 
     Return value ignored. Collisions by name are settled by plugin tier (highest wins).
     Must be synchronous.

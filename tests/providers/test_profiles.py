@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 from urllib.parse import urlparse
 
 import pytest
@@ -23,19 +24,30 @@ def _profiles() -> dict[str, ProviderProfile]:
     return {p.name: p for p in items}
 
 
-def _api_modes() -> set[str]:
-    classes: list = []
+def _api_modes() -> dict[str, type]:
+    """name → class, following a by-reference registration (``"NAME = module:Class"``)."""
+    registered: list = []
     for plugin in ("openai", "anthropic"):
-        load_plugin_module(plugin).register_api_modes(classes.append)
-    return {cls.name for cls in classes}
+        load_plugin_module(plugin).register_api_modes(registered.append)
+    modes = {}
+    for item in registered:
+        if isinstance(item, str):
+            name, _, target = (part.strip() for part in item.partition("="))
+            module, _, attr = target.partition(":")
+            modes[name] = getattr(importlib.import_module(module), attr)
+        else:
+            modes[item.name] = item
+    return modes
 
 
 def test_every_expected_provider_is_registered() -> None:
     assert set(_profiles()) == EXPECTED
 
 
-def test_api_modes_are_registered_as_classes() -> None:
-    assert _api_modes() == {"chat_completions", "responses", "anthropic_messages"}
+def test_api_modes_are_registered_as_classes_named_as_registered() -> None:
+    modes = _api_modes()
+    assert set(modes) == {"chat_completions", "responses", "anthropic_messages"}
+    assert all(isinstance(cls, type) and cls.name == name for name, cls in modes.items())
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
