@@ -16,9 +16,18 @@ __all__ = ["FakeLLMServer", "bind_socket", "make_uvicorn_server"]
 
 
 def bind_socket(host: str = "127.0.0.1", port: int = 0) -> socket.socket:
-    """A listening-ready TCP socket on ``host:port`` (port 0 picks a free one)."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    """A listening-ready TCP socket on ``host:port`` (port 0 picks a free one).
+
+    Every connection accepted on it has ``TCP_NODELAY`` set, so a streamed reply's frames
+    leave as soon as the app sends them. asyncio sets it only on sockets whose ``proto`` is
+    ``IPPROTO_TCP`` -- a socket made with proto 0 (the default), and every connection
+    accepted on it, would keep Nagle's algorithm on: on a reused keep-alive connection the
+    first SSE frame then waits for the client's delayed ACK of the headers (~40 ms).
+    """
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    # Accepted sockets inherit this on Linux; the proto above makes asyncio set it anyway.
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     sock.bind((host, port))
     return sock
 
