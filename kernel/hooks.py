@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pluggy
 
 from ._values import value_type
-from .types import PromptSection, SessionInfo, ToolCall, ToolContext, ToolResult, Verdict
+if TYPE_CHECKING:
+    from .types import PromptSection, SessionInfo, ToolCall, ToolContext, ToolResult, Verdict
 
 __all__ = ["HookFailure", "Hooks"]
 
@@ -59,6 +60,8 @@ class Hooks:
     # ------------------------------------------------------------------ prompt
 
     def prompt_sections(self, session: SessionInfo) -> list[PromptSection]:
+        from .types import PromptSection
+
         sections: list[PromptSection] = []
         for plugin, impl in self._impls("prompt_sections"):
             try:
@@ -104,6 +107,8 @@ class Hooks:
 
         A policy plugin that raises denies the call (fail closed).
         """
+        from .types import Verdict
+
         for plugin, impl in self._impls("pre_tool_call"):
             try:
                 verdict = self._call(impl, {"call": call, "ctx": ctx})
@@ -120,6 +125,8 @@ class Hooks:
 
     def post_tool_call(self, call: ToolCall, result: ToolResult, ctx: ToolContext) -> ToolResult:
         """Pass the result through every plugin; each may replace it."""
+        from .types import ToolResult
+
         for plugin, impl in self._impls("post_tool_call"):
             try:
                 replacement = self._call(impl, {"call": call, "result": result, "ctx": ctx})

@@ -17,24 +17,25 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, runtime_checkable
 
-from .types import (
-    ApprovalDecision,
-    ApprovalRequest,
-    Compaction,
-    Credential,
-    Delta,
-    DeliveryResult,
-    Message,
-    ModelRequest,
-    ModelResponse,
-    Outbound,
-    Services,
-    SessionInfo,
-    Tool,
-    TurnRecord,
-)
+if TYPE_CHECKING:  # annotations only: the value types load when a plugin uses them
+    from .types import (
+        ApprovalDecision,
+        ApprovalRequest,
+        Compaction,
+        Credential,
+        Delta,
+        DeliveryResult,
+        Message,
+        ModelRequest,
+        ModelResponse,
+        Outbound,
+        Services,
+        SessionInfo,
+        Tool,
+        TurnRecord,
+    )
 
 __all__ = [
     "ApiMode",

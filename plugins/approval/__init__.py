@@ -25,10 +25,12 @@ import importlib
 import logging
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import talaria
-from talaria import ToolCall, ToolContext, Verdict
+
+if TYPE_CHECKING:  # the value types load when a tool call is checked, not with the plugin
+    from talaria import ToolCall, ToolContext, Verdict
 
 __all__ = [
     "FILE_NAME",
@@ -120,7 +122,7 @@ def pre_tool_call(call: ToolCall, ctx: ToolContext) -> Verdict | None:
                 "approvals bypassed (%s) for session %s: dangerous tool calls run without asking",
                 "--yolo" if ctx.yolo else '[approvals] mode = "yolo"', ctx.session_id,
             )
-        return Verdict.allow("approvals bypassed (yolo)")
+        return talaria.Verdict.allow("approvals bypassed (yolo)")
     found = findings_for(call, ctx)
     if not found:
         return None
@@ -128,11 +130,11 @@ def pre_tool_call(call: ToolCall, ctx: ToolContext) -> Verdict | None:
 
     pending = [(rule, reason) for rule, reason in found if not is_remembered(ctx, rule)]
     if not pending:
-        return Verdict.allow("approved earlier: " + ", ".join(rule for rule, _ in found))
+        return talaria.Verdict.allow("approved earlier: " + ", ".join(rule for rule, _ in found))
     rule = pending[0][0]
     reason = "; ".join(reason for _, reason in pending[:3])
     if mode == "deny":
-        return Verdict.deny(f"{reason} — not allowed: approvals are set to deny ([approvals] mode = \"deny\").")
+        return talaria.Verdict.deny(f"{reason} — not allowed: approvals are set to deny ([approvals] mode = \"deny\").")
     if mode != "ask":
         log.warning("unknown [approvals] mode %r; asking instead (use ask, deny or yolo)", mode)
-    return Verdict.ask(reason, rule=rule)
+    return talaria.Verdict.ask(reason, rule=rule)

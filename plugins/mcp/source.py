@@ -26,9 +26,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from talaria import Event, Services, Tool
+import talaria
+from talaria import Tool
 
 if TYPE_CHECKING:
+    from talaria import Services
+
     from .config import ServerConfig
     from .connection import ServerConnection
 
@@ -112,7 +115,7 @@ class McpToolSource:
             conn.start()
         self._pending = []
         for name, error in self.config_errors.items():
-            services.emit(Event(kind="warning", data={"source": "mcp", "server": name, "message": error}))
+            services.emit(talaria.Event(kind="warning", data={"source": "mcp", "server": name, "message": error}))
         started.set()
 
     async def ready(self, timeout: float) -> None:
@@ -172,7 +175,7 @@ class McpToolSource:
                 conn.warnings.append(report)
         if report not in self._reported and self._services is not None:
             self._reported.add(report)
-            self._services.emit(Event(kind="warning", data={"source": "mcp", "message": report}))
+            self._services.emit(talaria.Event(kind="warning", data={"source": "mcp", "message": report}))
 
     def states(self) -> list[dict[str, Any]]:
         """Every configured server's state: live connections, disabled and invalid entries."""

@@ -25,10 +25,12 @@ import os
 import re
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import talaria
-from talaria import ToolCall, ToolContext, ToolResult
+
+if TYPE_CHECKING:  # annotations only
+    from talaria import ToolCall, ToolContext, ToolResult
 
 __all__ = ["RedactingFilter", "install_log_redaction", "is_secret_name", "log_redaction_installed", "post_tool_call",
            "redact"]

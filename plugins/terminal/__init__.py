@@ -12,10 +12,13 @@ from __future__ import annotations
 import sys
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import talaria
-from talaria import SessionInfo, Tool, ToolContext, ToolError, Toolset
+from talaria import Tool, ToolError, Toolset
+
+if TYPE_CHECKING:  # annotations only
+    from talaria import SessionInfo, ToolContext
 
 # The process machinery (``_run``, ``_background``, ``_procs``) is imported on the first
 # call of a tool, not when the plugin loads: a turn that runs no command does not pay for it.
