@@ -1,7 +1,9 @@
 """Skills plugin: Agent Skills (``SKILL.md``) with progressive disclosure.
 
 - ``prompt_sections``: a budgeted index (name + description) in the volatile tier; none when
-  there are no skills. Computed once per session id and reused on a rebuild (bounded cache).
+  there are no skills. Computed once per session id and reused on a rebuild (bounded cache);
+  across processes the finished text is kept in ``$TALARIA_HOME/cache/skills-index.json``,
+  keyed by everything it depends on, so an unchanged setup loads no discovery code.
 - ``register_tools``: ``skills_list`` and ``skill_view(name, file?)``.
 - ``register_commands``: ``talaria skills list|show|install|remove`` and ``talaria trust``.
 - For the kernel / REPL: :func:`discover_skills`, :func:`default_sources`,
@@ -40,13 +42,17 @@ log = logging.getLogger("talaria.skills")
 #: prompt is built or a command runs, not when the plugin loads (``talaria plugins list``,
 #: ``doctor`` … never need them).
 _LAZY = {
-    **dict.fromkeys(["SkillIndex", "bundled_skills_dir", "cache_file", "default_sources", "discover_skills",
-                     "set_plugin_skill_dirs", "talaria_home"], "discovery"),
-    **dict.fromkeys(["budget_chars", "render_index"], "prompt_index"),
+    **dict.fromkeys(["SkillIndex", "discover_skills"], "discovery"),
+    **dict.fromkeys(["budget_chars", "bundled_skills_dir", "cache_file", "default_sources",
+                     "set_plugin_skill_dirs", "talaria_home"], "sources"),
+    "render_index": "prompt_index",
     **dict.fromkeys(["Skill", "SkillError", "parse_skill_file"], "skillfile"),
     "is_trusted": "trust",
 }
-_SUBMODULES = ("cli", "discovery", "diskcache", "prompt_index", "skillfile", "tools", "trust", "view")
+_SUBMODULES = (
+    "cli", "discovery", "diskcache", "index_cache", "notices", "prompt_index", "skillfile", "sources", "tools",
+    "trust", "view",
+)
 
 
 def __getattr__(name: str) -> Any:
@@ -61,26 +67,50 @@ _SECTIONS_MAX = 256
 
 
 def _build_section(session: talaria.SessionInfo) -> talaria.PromptSection | None:
-    from .discovery import cache_file, default_sources, discover_skills
-    from .prompt_index import budget_chars, render_index
+    """The index section; reuses the last run's text when nothing it depends on changed.
+
+    The warm path loads only ``sources``, ``trust``, ``index_cache`` and ``notices``;
+    discovery, parsing and rendering load on a miss (see ``index_cache``).
+    """
+    from .index_cache import fingerprint, index_cache_file, load_index, save_index
+    from .notices import warn_once
+    from .sources import budget_chars, default_sources
     from .trust import is_trusted
 
     trusted = bool(session.trusted_workspace) or is_trusted(session.home, session.workspace)
-    index = discover_skills(
-        default_sources(
-            session.home, session.workspace, session.config, trusted=trusted,
-            plugin_dirs=getattr(session, "skill_dirs", None),  # once the kernel passes them
-        ),
-        cache=cache_file(session.home),
+    sources = default_sources(
+        session.home, session.workspace, session.config, trusted=trusted,
+        plugin_dirs=getattr(session, "skill_dirs", None),  # once the kernel passes them
     )
-    rendered = render_index(list(index), budget_chars(session.context_window, session.config))
-    if rendered is None:
-        return None
-    for message in rendered.warnings:
+    budget = budget_chars(session.context_window, session.config)
+    # The key is taken before building: a skill edited meanwhile changes the next key.
+    key = fingerprint(sources, budget)
+    file = index_cache_file(session.home)
+    cached = load_index(file, key)
+    if cached is None:
+        cached = _render(sources, budget, session.home)
+        save_index(file, key, *cached)
+    else:
+        for message in cached[1]:
+            warn_once(message)  # discovery logs these itself on a miss
+    text, _notices, warnings = cached
+    for message in warnings:
         log.warning("%s", message)
-    if not rendered.text:
+    if not text:
         return None
-    return talaria.PromptSection(tier="volatile", text=rendered.text, source="skills", order=50)
+    return talaria.PromptSection(tier="volatile", text=text, source="skills", order=50)
+
+
+def _render(sources: list[tuple[str, Path]], budget: int, home: Path) -> tuple[str, list[str], list[str]]:
+    """Discover and render: ``(index text or "", discovery warnings, budget warnings)``."""
+    from .discovery import cache_file, discover_skills
+    from .prompt_index import render_index
+
+    index = discover_skills(sources, cache=cache_file(home))
+    rendered = render_index(list(index), budget)
+    if rendered is None:
+        return "", list(index.warnings), []
+    return rendered.text, list(index.warnings), list(rendered.warnings)
 
 
 @talaria.hookimpl

@@ -18,14 +18,21 @@ from __future__ import annotations
 import logging
 import os
 from collections import OrderedDict
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from .diskcache import DiskCache
+from .notices import warn_once
 from .skillfile import Skill, SkillError, parse_skill_file
-from .trust import is_trusted
+from .sources import (  # re-exported: discovery's public surface predates the split
+    bundled_skills_dir,
+    cache_file,
+    default_sources,
+    set_plugin_skill_dirs,
+    skill_entries,
+    talaria_home,
+)
 
 __all__ = [
     "SkillIndex",
@@ -34,13 +41,12 @@ __all__ = [
     "default_sources",
     "discover_skills",
     "set_plugin_skill_dirs",
+    "skill_entries",
     "talaria_home",
 ]
 
 log = logging.getLogger("talaria.skills")
 
-_PLUGIN_DIRS: list[tuple[str, Path]] = []
-_LOGGED: OrderedDict[str, None] = OrderedDict()
 _PARSED: OrderedDict[tuple[str, str, int, int], Skill | SkillError] = OrderedDict()
 _CACHE_MAX = 512
 
@@ -74,75 +80,7 @@ class SkillIndex:
         return self.skills.get(name.strip().lstrip("/"))
 
 
-def talaria_home() -> Path:
-    """``$TALARIA_HOME`` or ``~/.talaria`` (not created)."""
-    raw = os.environ.get("TALARIA_HOME")
-    return Path(raw).expanduser() if raw else Path.home() / ".talaria"
-
-
-def cache_file(home: Path) -> Path:
-    """Where parsed frontmatter is cached between processes."""
-    return Path(home) / "cache" / "skills.json"
-
-
-def bundled_skills_dir() -> Path:
-    """``<repo>/skills`` in a checkout, ``talaria/_bundled/skills`` in a wheel."""
-    return Path(__file__).resolve().parents[1].parent / "skills"
-
-
-def set_plugin_skill_dirs(dirs: Sequence[tuple[str, Path]]) -> None:
-    """Record plugin-shipped skill folders as ``("plugin:<name>", path)`` pairs.
-
-    The kernel calls this with what ``register_skill_dirs`` collected; later calls replace
-    earlier ones. :func:`default_sources` places them above bundled skills.
-    """
-    _PLUGIN_DIRS[:] = [(str(label), Path(path)) for label, path in dirs]
-
-
-def default_sources(
-    home: Path,
-    workspace: Path | None,
-    config: Mapping[str, Any] | None = None,
-    *,
-    trusted: bool | None = None,
-    plugin_dirs: Sequence[tuple[str, Path]] | None = None,
-) -> list[tuple[str, Path]]:
-    """The ordered ``(label, folder)`` list for a session, lowest precedence first.
-
-    ``trusted=None`` consults ``$TALARIA_HOME/trusted.json`` for ``workspace``.
-    """
-    section = (config or {}).get("skills") or {}
-    sources: list[tuple[str, Path]] = [("bundled", bundled_skills_dir())]
-    sources += list(_PLUGIN_DIRS if plugin_dirs is None else plugin_dirs)
-    extra = section.get("extra_dirs") or []
-    if isinstance(extra, str):
-        extra = [extra]
-    for raw in extra:
-        path = Path(str(raw)).expanduser()
-        sources.append(("extra", path if path.is_absolute() else home / path))
-    sources.append(("user", home / "skills"))
-    if workspace is not None:
-        if trusted is None:
-            trusted = is_trusted(home, workspace)
-        if trusted:
-            sources.append(("project", workspace / ".agents" / "skills"))
-    return sources
-
-
-def _remember(message: str) -> None:
-    if message in _LOGGED:
-        return
-    _LOGGED[message] = None
-    if len(_LOGGED) > _CACHE_MAX:
-        _LOGGED.popitem(last=False)
-    log.warning("%s", message)
-
-
-def _parse_cached(folder: Path, label: str, disk: DiskCache) -> Skill | SkillError:
-    try:
-        st = (folder / "SKILL.md").stat()
-    except OSError as exc:
-        return SkillError(f"{folder / 'SKILL.md'}: cannot be read ({exc.strerror or exc})")
+def _parse_cached(folder: Path, label: str, st: os.stat_result, disk: DiskCache) -> Skill | SkillError:
     key = (str(folder), label, st.st_mtime_ns, st.st_size)
     hit = _PARSED.get(key)
     if hit is None:
@@ -159,14 +97,6 @@ def _parse_cached(folder: Path, label: str, disk: DiskCache) -> Skill | SkillErr
     return hit
 
 
-def _skill_folders(root: Path) -> list[Path]:
-    try:
-        children = sorted(root.iterdir())
-    except OSError:
-        return []
-    return [c for c in children if not c.name.startswith(".") and (c / "SKILL.md").is_file()]
-
-
 def discover_skills(sources: Sequence[tuple[str, Path]], *, cache: Path | None = None) -> SkillIndex:
     """Load every skill in ``sources`` (``(label, folder)``, lowest precedence first).
 
@@ -180,8 +110,9 @@ def discover_skills(sources: Sequence[tuple[str, Path]], *, cache: Path | None =
     found: dict[str, Skill] = {}
     for label, root in sources:
         seen_here: set[str] = set()
-        for folder in _skill_folders(Path(root)):
-            parsed = _parse_cached(folder, label, disk)
+        for name, st in skill_entries(root):
+            folder = Path(root) / name
+            parsed = _parse_cached(folder, label, st, disk)
             if isinstance(parsed, SkillError):
                 index.warnings.append(f"skipped skill: {parsed}")
                 continue
@@ -206,5 +137,5 @@ def discover_skills(sources: Sequence[tuple[str, Path]], *, cache: Path | None =
             shadow.loser.source,
         )
     for message in index.warnings:
-        _remember(message)
+        warn_once(message)
     return index

@@ -12,15 +12,13 @@ No skills → no index at all (``None``).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
-
 from .skillfile import Skill
+from .sources import DEFAULT_RATIO, budget_chars  # re-exported
 
-__all__ = ["IndexText", "budget_chars", "render_index"]
+__all__ = ["DEFAULT_RATIO", "IndexText", "budget_chars", "render_index"]
 
-DEFAULT_RATIO = 0.02
 MIN_DESCRIPTION = 24
 HEADER = (
     "## Skills\n"
@@ -41,15 +39,6 @@ class IndexText:
     shortened: bool = False
     dropped: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
-
-
-def budget_chars(context_window: int, config: Mapping[str, Any] | None = None) -> int:
-    """Characters the index may take for a window of ``context_window`` tokens."""
-    section = (config or {}).get("skills") or {}
-    ratio = float(section.get("index_budget", DEFAULT_RATIO))
-    budget = int(max(context_window, 0) * ratio * 4)
-    cap = section.get("index_max_chars")
-    return min(budget, int(cap)) if cap else budget
 
 
 def _shorten(text: str, limit: int | None) -> str:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from pathlib import Path
 
 __all__ = ["add_trusted", "is_trusted", "load_trusted", "remove_trusted", "trust_file"]
@@ -41,6 +40,8 @@ def is_trusted(home: Path, workspace: Path) -> bool:
 
 
 def _write(home: Path, paths: list[str]) -> None:
+    import tempfile  # only when trust changes, not on every prompt build
+
     file = trust_file(home)
     file.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=file.parent, prefix=".trusted.", suffix=".tmp")

@@ -22,7 +22,7 @@ def test_precedence_across_every_source(skills_mod, home, tmp_path, make_skill, 
     make_skill(plugin_dir, "only-plugin")
     make_skill(home / "skills", "only-user")
     make_skill(project, "only-project")
-    monkeypatch.setattr(skills_mod.discovery, "bundled_skills_dir", lambda: bundled)
+    monkeypatch.setattr(skills_mod.sources, "bundled_skills_dir", lambda: bundled)
 
     sources = skills_mod.default_sources(
         home, workspace, {"skills": {"extra_dirs": [str(extra)]}},
@@ -40,7 +40,7 @@ def test_precedence_across_every_source(skills_mod, home, tmp_path, make_skill, 
 
 
 def test_project_skills_need_a_trusted_workspace(skills_mod, home, tmp_path, make_skill, monkeypatch):
-    monkeypatch.setattr(skills_mod.discovery, "bundled_skills_dir", lambda: tmp_path / "none")
+    monkeypatch.setattr(skills_mod.sources, "bundled_skills_dir", lambda: tmp_path / "none")
     workspace = tmp_path / "ws"
     make_skill(workspace / ".agents" / "skills", "repo-skill")
 
@@ -57,7 +57,7 @@ def test_project_skills_need_a_trusted_workspace(skills_mod, home, tmp_path, mak
 
 
 def test_session_trust_flag_enables_project_skills(skills_mod, home, tmp_path, make_skill, monkeypatch):
-    monkeypatch.setattr(skills_mod.discovery, "bundled_skills_dir", lambda: tmp_path / "none")
+    monkeypatch.setattr(skills_mod.sources, "bundled_skills_dir", lambda: tmp_path / "none")
     workspace = tmp_path / "ws"
     make_skill(workspace / ".agents" / "skills", "repo-skill")
     section = skills_mod.prompt_sections(_session(home, workspace, trusted_workspace=True))
@@ -69,7 +69,7 @@ def test_plugin_dirs_set_by_the_kernel_rank_above_bundled(skills_mod, home, tmp_
     bundled, plugin_dir = tmp_path / "bundled", tmp_path / "plugin"
     make_skill(bundled, "dup", description="bundled copy")
     make_skill(plugin_dir, "dup", description="plugin copy")
-    monkeypatch.setattr(skills_mod.discovery, "bundled_skills_dir", lambda: bundled)
+    monkeypatch.setattr(skills_mod.sources, "bundled_skills_dir", lambda: bundled)
     skills_mod.set_plugin_skill_dirs([("plugin:acme", plugin_dir)])
     try:
         index = skills_mod.discover_skills(skills_mod.default_sources(home, None))

@@ -19,7 +19,7 @@ def _session(home: Path, workspace: Path, *, sid: str | None = None, window: int
 
 @pytest.fixture
 def no_bundled(skills_mod, tmp_path, monkeypatch):
-    monkeypatch.setattr(skills_mod.discovery, "bundled_skills_dir", lambda: tmp_path / "no-bundled")
+    monkeypatch.setattr(skills_mod.sources, "bundled_skills_dir", lambda: tmp_path / "no-bundled")
 
 
 def _many(make_skill, root: Path, n: int, words: int = 40) -> None:
