@@ -210,12 +210,18 @@ def stall_bounded(stream: Any, request: ModelRequest) -> _StallBounded:
     return _StallBounded(stream, request)
 
 
-def json_plain(value: Any) -> Any:
-    """A JSON-plain copy: mappings become dicts with str keys, tuples lists (order kept)."""
+def json_plain(value: Any, *, drop_none: bool = False) -> Any:
+    """A JSON-plain copy: mappings become dicts with str keys, tuples lists (order kept).
+
+    :param drop_none: also leave out mapping entries whose value is None, at every depth
+        (for a decoded item replayed to an API that treats absent and null alike but
+        rejects some nulls).
+    """
     if isinstance(value, Mapping):
-        return {str(k): json_plain(v) for k, v in value.items()}
+        return {str(k): json_plain(v, drop_none=drop_none) for k, v in value.items()
+                if not (drop_none and v is None)}
     if isinstance(value, (list, tuple)):
-        return [json_plain(v) for v in value]
+        return [json_plain(v, drop_none=drop_none) for v in value]
     return value
 
 

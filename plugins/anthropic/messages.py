@@ -38,15 +38,6 @@ _PLAIN_BLOCKS = ("text", "tool_use")
 CONNECT_TIMEOUT = 20.0
 
 
-def _dump(value: Any) -> Any:
-    """A decoded content block as plain JSON without its null fields (absent and null mean
-    the same to the API, and a replayed block must not carry a null the API would reject)."""
-    if isinstance(value, Mapping):
-        return {str(k): _dump(v) for k, v in value.items() if v is not None}
-    if isinstance(value, (list, tuple)):
-        return [_dump(v) for v in value]
-    return value
-
 
 class _Usage:
     """Usage numbers as they arrive (message_start, then cumulative message_delta)."""
@@ -157,7 +148,7 @@ class AnthropicMessagesMode:
             raise ProviderError(ErrorKind.TRUNCATED, "message has no stop_reason", provider=request.provider)
         blocks = []
         for block in field(message, "content") or []:
-            data = _dump(block)
+            data = json_plain(block, drop_none=True)
             if data.get("type") == "tool_use":
                 data["_raw"] = json.dumps(data.get("input", {}), ensure_ascii=False, separators=(",", ":"))
             blocks.append(data)
@@ -177,7 +168,7 @@ class AnthropicMessagesMode:
                 model = field(message, "model", model)
                 usage.update(field(message, "usage"))
             elif kind == "content_block_start":
-                index, block = int(field(event, "index", len(blocks))), _dump(field(event, "content_block"))
+                index, block = int(field(event, "index", len(blocks))), json_plain(field(event, "content_block"), drop_none=True)
                 blocks[index] = block
                 if block.get("type") in ("tool_use", "server_tool_use"):
                     args[index] = []
@@ -223,7 +214,7 @@ class AnthropicMessagesMode:
         elif kind == "signature_delta":
             block["signature"] = block.get("signature", "") + field(delta, "signature", "")
         elif kind == "citations_delta":
-            block.setdefault("citations", []).append(_dump(field(delta, "citation")))
+            block.setdefault("citations", []).append(json_plain(field(delta, "citation"), drop_none=True))
 
     async def aclose(self) -> None:
         """Close every SDK client this mode opened."""

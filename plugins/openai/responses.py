@@ -105,15 +105,6 @@ def _usage(raw: Any) -> Usage:
                  reasoning_tokens=int(field(field(raw, "output_tokens_details"), "reasoning_tokens", 0)))
 
 
-def _dump(value: Any) -> Any:
-    """A decoded output item as plain JSON without its null fields (absent and null mean the
-    same to the API, and a replayed item must not carry a null the API would reject)."""
-    if isinstance(value, Mapping):
-        return {str(k): _dump(v) for k, v in value.items() if v is not None}
-    if isinstance(value, (list, tuple)):
-        return [_dump(v) for v in value]
-    return value
-
 
 def _replay_item(item: dict[str, Any]) -> dict[str, Any]:
     if item.get("type") == "reasoning":
@@ -209,7 +200,7 @@ class ResponsesMode:
         if status not in ("completed", "incomplete"):
             raise ProviderError(ErrorKind.TRUNCATED, f"response ended with status {status!r}",
                                 provider=request.provider)
-        items = [_dump(i) for i in (field(response, "output") or done_items)]
+        items = [json_plain(i, drop_none=True) for i in (field(response, "output") or done_items)]
         text = "".join(part.get("text", "") for item in items if item.get("type") == "message"
                        for part in item.get("content", []) if part.get("type") == "output_text")
         calls = tuple(

@@ -230,6 +230,9 @@ def test_sdk_field_reads_models_extras_and_mappings() -> None:
     assert sdk_field(Model(), "missing", "default") == "default"
     assert sdk_field({"a": None}, "a", 0) == 0 and sdk_field(None, "a", 1) == 1
     assert json_plain({"t": (1, {"x": (2,)})}) == {"t": [1, {"x": [2]}]}
+    nested = {"a": None, "b": [{"c": None, "d": 1}, None], "e": {"f": None}}
+    assert json_plain(nested) == {"a": None, "b": [{"c": None, "d": 1}, None], "e": {"f": None}}
+    assert json_plain(nested, drop_none=True) == {"b": [{"d": 1}, None], "e": {}}  # list items stay in place
 
 
 def test_plaintext_client_options_only_for_http_endpoints() -> None:
