@@ -16,8 +16,9 @@ builds only the transcript types.
 
 from __future__ import annotations
 
-import uuid
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
+
+from ._types.common import ApprovalDecision, EndReason, FinishReason, PromptTier, Role, ToolStatus, new_id
 
 __all__ = [
     "ApprovalDecision",
@@ -55,29 +56,6 @@ __all__ = [
     "new_id",
 ]
 
-Role = Literal["system", "user", "assistant", "tool"]
-FinishReason = Literal["stop", "tool_calls", "length", "content_filter", "other"]
-PromptTier = Literal["stable", "context", "volatile"]
-EndReason = Literal[
-    "completed",
-    "budget_exhausted",
-    "interrupted",
-    "lease_lost",
-    "watchdog",
-    "compression_failed",
-    "guardrail_halt",
-    "persistence_failed",
-    "provider_error",
-    "empty_response",
-]
-ApprovalDecision = Literal["once", "session", "always", "deny"]
-ToolStatus = Literal["ok", "error", "denied", "invalid", "skipped", "unknown"]
-
-
-def new_id(prefix: str = "") -> str:
-    """Return a fresh random identifier (32 hex chars), optionally prefixed."""
-    return f"{prefix}{uuid.uuid4().hex}"
-
 
 #: class name → the module of :mod:`talaria._types` that defines it
 _HOMES = {
@@ -86,7 +64,8 @@ _HOMES = {
     **dict.fromkeys(["ModelRequest", "Delta", "ModelResponse"], "model_calls"),
     **dict.fromkeys(["ToolSpec", "ToolContext", "Tool", "Toolset", "ToolHandler"], "tools"),
     **dict.fromkeys(["ApprovalRequest", "Verdict"], "approvals"),
-    **dict.fromkeys(["PromptSection", "SessionInfo", "Compaction", "Event", "TurnRecord", "Services"], "sessions"),
+    **dict.fromkeys(["PromptSection", "SessionInfo", "Compaction", "Event", "TurnRecord"], "sessions"),
+    "Services": "services",
     **dict.fromkeys(["Inbound", "Outbound", "DeliveryResult"], "channels"),
     **dict.fromkeys(["SlashCommand", "CheckResult", "DoctorCheck"], "cli"),
 }
@@ -113,6 +92,7 @@ if TYPE_CHECKING:
     from ._types.cli import CheckResult, DoctorCheck, SlashCommand
     from ._types.model_calls import Delta, ModelRequest, ModelResponse
     from ._types.providers import Credential, ModelInfo, ProviderProfile
-    from ._types.sessions import Compaction, Event, PromptSection, Services, SessionInfo, TurnRecord
+    from ._types.services import Services
+    from ._types.sessions import Compaction, Event, PromptSection, SessionInfo, TurnRecord
     from ._types.tools import Tool, ToolContext, ToolHandler, Toolset, ToolSpec
     from ._types.transcript import Message, ToolCall, ToolResult, Usage

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import field
 
 from .._values import value_type
-from ..types import new_id
+from .common import new_id
 
 
 __all__ = ["Inbound", "Outbound", "DeliveryResult"]

@@ -14,10 +14,10 @@ from .._values import value_type
 from .transcript import Usage
 
 if TYPE_CHECKING:
-    from ..types import FinishReason
+    from .common import FinishReason
     from .sessions import PromptSection
     from .tools import ToolSpec
-    from .transcript import ToolCall, Message
+    from .transcript import Message, ToolCall
 
 
 __all__ = ["ModelRequest", "Delta", "ModelResponse"]

@@ -1,4 +1,4 @@
-"""Sessions and turns: prompt sections, session info, compaction, events, turn records, services.
+"""Sessions and turns: prompt sections, session info, compaction, events, turn records.
 
 Part of :mod:`talaria.types`, which re-exports every name here; import them from
 ``talaria`` (plugins) or ``talaria.types``.
@@ -6,7 +6,7 @@ Part of :mod:`talaria.types`, which re-exports every name here; import them from
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -15,12 +15,11 @@ from .._values import value_type
 from .transcript import Usage
 
 if TYPE_CHECKING:
-    from ..types import PromptTier, EndReason
-    from .model_calls import ModelResponse
+    from .common import EndReason, PromptTier
     from .transcript import Message
 
 
-__all__ = ["PromptSection", "SessionInfo", "Compaction", "Event", "TurnRecord", "Services"]
+__all__ = ["PromptSection", "SessionInfo", "Compaction", "Event", "TurnRecord"]
 
 
 @value_type
@@ -107,25 +106,3 @@ class TurnRecord:
     @property
     def ok(self) -> bool:
         return self.end_reason == "completed"
-
-
-@value_type(slots=False)
-class Services:
-    """What the kernel lends long-lived plugin objects (tool sources, memory providers).
-
-    :param complete: ``await complete(messages, system="", model=None, max_tokens=1024)``
-        asks a model (the configured one unless ``model`` names ``provider/model``) and
-        returns a :class:`ModelResponse`; retries and fallback apply. None when no model
-        is configured.
-    :param elicit: ``await elicit(message, schema)`` asks the channel's human to fill a
-        form; returns the answers, or None when declined or nobody can answer.
-    :param emit: report an :class:`Event` to whoever renders events.
-    """
-
-    config: Mapping[str, Any]
-    home: Path
-    workspace: Path
-    emit: Callable[[Event], None] = lambda event: None
-    complete: Callable[..., Awaitable[ModelResponse]] | None = None
-    elicit: Callable[[str, Mapping[str, Any]], Awaitable[Mapping[str, Any] | None]] | None = None
-    store: Any = None

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any
 from .._values import value_type
 
 if TYPE_CHECKING:
-    from ..types import ApprovalDecision
     from .approvals import ApprovalRequest
+    from .common import ApprovalDecision
     from .sessions import Event
     from .transcript import ToolCall, ToolResult
 

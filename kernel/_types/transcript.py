@@ -11,10 +11,10 @@ from dataclasses import field
 from typing import TYPE_CHECKING, Any
 
 from .._values import value_type
-from ..types import new_id
+from .common import new_id
 
 if TYPE_CHECKING:
-    from ..types import Role, ToolStatus
+    from .common import Role, ToolStatus
 
 
 __all__ = ["ToolCall", "ToolResult", "Message", "Usage"]
