@@ -83,6 +83,23 @@ SDK_REQUEST = (
 )
 
 
+#: The leanest SDK program for the same request, taking the path the bundled mode takes: the
+#: async client with a plaintext HTTP client, the SDK's generic ``post`` with a JSON body,
+#: events as plain JSON, GC frozen at exit. Its time minus ``import openai`` is the floor of
+#: "own share" for anything that makes this request through the SDK.
+SDK_MINIMAL = (
+    "import sys, gc, asyncio, openai\n"
+    "async def main():\n"
+    "    client = openai.AsyncOpenAI(base_url=sys.argv[1], api_key='none', max_retries=0,\n"
+    "                                http_client=openai.DefaultAsyncHttpxClient(verify=False))\n"
+    "    body = {'model': 'fake-model', 'messages': [{'role': 'user', 'content': 'hi'}], 'stream': True}\n"
+    "    stream = await client.post('/chat/completions', body=body, cast_to=object, stream=True,\n"
+    "                               stream_cls=openai.AsyncStream[object])\n"
+    "    print(''.join([(c.get('delta') or {}).get('content') or '' async for e in stream for c in e.get('choices') or []]))\n"
+    "asyncio.run(main()); gc.freeze()\n"
+)
+
+
 def child_env() -> dict[str, str]:
     """The children's environment: no API keys, and bytecode caches written and used."""
     return {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and k != "PYTHONDONTWRITEBYTECODE"}
@@ -121,7 +138,8 @@ def main() -> int:
         run_child([sys.executable, "-c", SDK_PROBE], env, str(workspace))
         for argv, peer_env in peers.values():
             run_child(argv, peer_env, str(workspace))
-        walls, firsts, rss, cpus, sdk, bare, floor = [], [], [], [], [], [], []
+        run_child([sys.executable, "-c", SDK_MINIMAL, f"{base}/v1"], env, str(workspace))
+        walls, firsts, rss, cpus, sdk, bare, floor, minimal = [], [], [], [], [], [], [], []
         peer_walls: dict[str, list[float]] = {name: [] for name in peers}
         for _ in range(args.runs):
             # interleaved with the reference runs, so load on a shared machine drifts alike for all
@@ -137,6 +155,7 @@ def main() -> int:
             sdk.append(run_child([sys.executable, "-c", SDK_PROBE], env, str(workspace)))
             bare.append(run_child([sys.executable, "-c", "pass"], env, str(workspace)))
             floor.append(run_child([sys.executable, "-c", SDK_REQUEST, f"{base}/v1"], env, str(workspace)))
+            minimal.append(run_child([sys.executable, "-c", SDK_MINIMAL, f"{base}/v1"], env, str(workspace)))
             for name, (argv, peer_env) in peers.items():
                 peer_walls[name].append(run_child(argv, peer_env, str(workspace))["wall"])
     finally:
@@ -162,6 +181,9 @@ def main() -> int:
     print(f"  the bare SDK doing the same request     {sdk_floor:6.3f} s   (CPU {median([r['cpu'] for r in floor]):.3f} s): "
           "interpreter, import, client, one streamed call, GC frozen at exit")
     print(f"  Talaria over the bare SDK               {wall - sdk_floor:6.3f} s   (CPU {median(cpus) - median([r['cpu'] for r in floor]):.3f} s)")
+    lean = median([r["wall"] for r in minimal])
+    print(f"  the leanest SDK program, same request   {lean:6.3f} s: async client, generic post, plain JSON events")
+    print(f"    its own share (wall − SDK import)     {lean - sdk_import:6.3f} s   (the floor of Talaria's own share)")
     for name, times in peer_walls.items():
         print(f"  {name:<37}  {median(times):6.3f} s   (Talaria / {name}: {wall / median(times):.2f})")
     llm_wall = median(peer_walls["llm"]) if peer_walls.get("llm") else None
