@@ -12,14 +12,13 @@ import contextlib
 import logging
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._values import value_type
 from ..errors import CompressionError, ConfigError, LeaseLost, PersistenceError, ProviderError
 from ..store.owner import current_owner, owner_alive
 from ..tools import ToolBox
 from ..types import (
-    ApprovalRequest,
     Event,
     Message,
     Services,
@@ -34,6 +33,9 @@ from .sessions import SessionManager
 from .state import TurnState
 from .tool_round import ToolRound
 from .transcript import UNKNOWN_OUTCOME, last_turn_start, unpaired_calls
+
+if TYPE_CHECKING:
+    from ..types import ApprovalRequest
 
 __all__ = ["Runtime", "TurnOptions"]
 
