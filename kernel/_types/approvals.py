@@ -6,12 +6,10 @@ Part of :mod:`talaria.types`, which re-exports every name here; import them from
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from .._values import value_type
-
-if TYPE_CHECKING:
-    from .transcript import ToolCall
+from .transcript import ToolCall
 
 
 __all__ = ["ApprovalRequest", "Verdict"]

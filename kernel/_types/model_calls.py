@@ -8,16 +8,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from .._values import value_type
-from .transcript import Usage
-
-if TYPE_CHECKING:
-    from .common import FinishReason
-    from .sessions import PromptSection
-    from .tools import ToolSpec
-    from .transcript import Message, ToolCall
+from .common import FinishReason
+from .sessions import PromptSection
+from .tools import ToolSpec
+from .transcript import Message, ToolCall, Usage
 
 
 __all__ = ["ModelRequest", "Delta", "ModelResponse"]

@@ -8,13 +8,11 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .._values import value_type
-
-if TYPE_CHECKING:
-    from .model_calls import ModelResponse
-    from .sessions import Event
+from .model_calls import ModelResponse
+from .sessions import Event
 
 
 __all__ = ["Services"]

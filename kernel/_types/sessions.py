@@ -9,14 +9,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .._values import value_type
-from .transcript import Usage
-
-if TYPE_CHECKING:
-    from .common import EndReason, PromptTier
-    from .transcript import Message
+from .common import EndReason, PromptTier
+from .transcript import Message, Usage
 
 
 __all__ = ["PromptSection", "SessionInfo", "Compaction", "Event", "TurnRecord"]

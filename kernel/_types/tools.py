@@ -9,15 +9,13 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .._values import value_type
-
-if TYPE_CHECKING:
-    from .approvals import ApprovalRequest
-    from .common import ApprovalDecision
-    from .sessions import Event
-    from .transcript import ToolCall, ToolResult
+from .approvals import ApprovalRequest
+from .common import ApprovalDecision
+from .sessions import Event
+from .transcript import ToolCall, ToolResult
 
 
 __all__ = ["ToolSpec", "ToolContext", "Tool", "Toolset", "ToolHandler"]

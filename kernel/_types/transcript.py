@@ -8,13 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .._values import value_type
-from .common import new_id
-
-if TYPE_CHECKING:
-    from .common import Role, ToolStatus
+from .common import Role, ToolStatus, new_id
 
 
 __all__ = ["ToolCall", "ToolResult", "Message", "Usage"]

@@ -113,3 +113,18 @@ def test_recursive_values_do_not_recurse_forever_in_repr() -> None:
     box = Box(items=[])
     box.items.append(box)
     assert repr(box).endswith(".Box(items=[...])")  # the qualified name, as a dataclass shows it
+
+
+def test_every_public_value_type_resolves_its_annotations() -> None:
+    """Tools that introspect dataclasses (``typing.get_type_hints``, pydantic, cattrs) can
+    resolve every field annotation of every public value type."""
+    import typing
+
+    import talaria.types
+
+    exported = [getattr(talaria.types, name) for name in talaria.types.__all__]
+    classes = [obj for obj in exported if isinstance(obj, type) and dataclasses.is_dataclass(obj)]
+    assert len(classes) >= 28
+    for cls in classes:
+        hints = typing.get_type_hints(cls)
+        assert set(hints) >= {f.name for f in dataclasses.fields(cls)}, cls
