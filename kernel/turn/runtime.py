@@ -12,13 +12,14 @@ import contextlib
 import logging
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .._values import value_type
 from ..errors import CompressionError, ConfigError, LeaseLost, PersistenceError, ProviderError
 from ..store.owner import current_owner, owner_alive
 from ..tools import ToolBox
 from ..types import (
+    ApprovalRequest,
     Event,
     Message,
     Services,
@@ -33,9 +34,6 @@ from .sessions import SessionManager
 from .state import TurnState
 from .tool_round import ToolRound
 from .transcript import UNKNOWN_OUTCOME, last_turn_start, unpaired_calls
-
-if TYPE_CHECKING:
-    from ..types import ApprovalRequest
 
 __all__ = ["Runtime", "TurnOptions"]
 

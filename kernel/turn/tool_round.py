@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..types import Event, Message, Tool, ToolCall, ToolContext, ToolResult
+from ..types import ApprovalRequest, Event, Message, Tool, ToolCall, ToolContext, ToolResult
 
 __all__ = ["RoundOutcome", "ToolRound", "record_always_approval"]
 
@@ -131,8 +131,6 @@ class ToolRound:
                 content=f"Denied: this action needs approval ({verdict.reason}) and no one is available to approve it. The tool was not run.",
                 status="denied",
             )
-        from ..types import ApprovalRequest  # only a call that needs a human builds one
-
         request = ApprovalRequest(call=call, tool=call.name, reason=verdict.reason, rule=verdict.rule,
                                   session_id=ctx.session_id, summary=_summary(call))
         try:
