@@ -25,7 +25,9 @@ def register_commands(cli: Any) -> None:
 
 @talaria.hookimpl
 def register_doctor_checks(register: Any) -> None:
-    """Add the ``model`` check: which provider/model a turn would use, or what to set."""
-    from .doctor import model_check
+    """Add the ``model`` check (which provider/model a turn would use, or what to set) and the
+    ``channels.cli`` check (options of the REPL that are ignored)."""
+    from .doctor import model_check, settings_check
 
     register(talaria.DoctorCheck(name="model", run=model_check))
+    register(talaria.DoctorCheck(name="channels.cli", run=settings_check))

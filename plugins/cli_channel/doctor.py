@@ -1,4 +1,5 @@
-"""``talaria doctor`` check: resolve the model chain the way a turn would (no network)."""
+"""``talaria doctor`` checks: the model chain resolved the way a turn would (no network), and
+the ``[channels.cli]`` table."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from typing import Any
 
 from talaria import CheckResult, ConfigError
 
-__all__ = ["model_check"]
+__all__ = ["model_check", "settings_check"]
 
 
 def model_check(kernel: Any) -> list[CheckResult]:
@@ -29,3 +30,15 @@ def model_check(kernel: Any) -> list[CheckResult]:
             continue
         results.append(CheckResult(name=name, ok=True, detail=detail))
     return results
+
+
+def settings_check(kernel: Any) -> list[CheckResult]:
+    """The ``[channels.cli]`` options: fine, or each ignored option or value named."""
+    from .settings import OPTIONS, settings_problems
+
+    problems = settings_problems(kernel.config)
+    if not problems:
+        return [CheckResult(name="channels.cli", ok=True, detail="options valid")]
+    options = "; ".join(f"{name} = {expected}" for name, (_, expected) in OPTIONS.items())
+    return [CheckResult(name="channels.cli", ok=False, detail=problem, hint=f"options: {options}")
+            for problem in problems]

@@ -29,15 +29,12 @@ def markdown_settings(config: Mapping[str, Any] | None, out: TextIO) -> dict[str
 
     Plain text when ``[channels.cli] markdown = false``, when ``out`` is not a terminal or
     when ``TERM=dumb``. ``NO_COLOR`` keeps markdown layout but drops colours (rich reads it).
-    A malformed ``[channels.cli]`` table is ignored (defaults apply).
+    A malformed ``[channels.cli]`` table or value is ignored (defaults apply; the REPL and
+    ``talaria doctor`` report it, see :mod:`.settings`).
     """
-    section: Any = {}
-    try:
-        section = (config or {}).get("channels", {}).get("cli", {})
-    except AttributeError:
-        pass
-    if not isinstance(section, Mapping):
-        section = {}
+    from .settings import cli_section
+
+    section = cli_section(config)
     if section.get("markdown", True) is False:
         return None
     try:

@@ -157,8 +157,12 @@ class Repl:
     def _banner(self) -> None:
         from talaria import __version__
 
+        from .settings import settings_problems
+
         chain = self.runtime.models.chain(self.runtime.options.model)
         self.say(f"talaria {__version__} · {chain[0].spec} · /help for commands · Ctrl-D exits")
+        for problem in settings_problems(self.runtime.config):
+            self.say(f"warning: {problem}")
 
     def _prompt_session(self) -> Any:
         from prompt_toolkit import PromptSession
