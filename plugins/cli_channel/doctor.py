@@ -40,5 +40,5 @@ def settings_check(kernel: Any) -> list[CheckResult]:
     if not problems:
         return [CheckResult(name="channels.cli", ok=True, detail="options valid")]
     options = "; ".join(f"{name} = {expected}" for name, (_, expected) in OPTIONS.items())
-    return [CheckResult(name="channels.cli", ok=False, detail=problem, hint=f"options: {options}")
-            for problem in problems]
+    return [CheckResult(name="channels.cli", ok=True, level="warn", detail=problem, hint=f"options: {options}")
+            for problem in problems]  # a warning: the REPL still works, with the defaults
