@@ -46,9 +46,8 @@ _EXPORTS: dict[str, str] = {
     "profiles_from_toml": "providers.profile_table",
     **dict.fromkeys(
         ["SdkClientCache", "json_plain", "parse_tool_arguments", "plaintext_client_options", "replay_wire",
-         "plaintext_client_options",
-    "run_model_call", "sdk_field",
-         "stall_bounded", "tool_arguments_json", "tool_call_from_wire"], "providers.api_kit"),
+         "run_model_call", "sdk_field", "sdk_post", "stall_bounded", "tool_arguments_json", "tool_call_from_wire"],
+        "providers.api_kit"),
 }
 
 
@@ -89,8 +88,7 @@ if TYPE_CHECKING:
     )
     from .providers.api_kit import (
         SdkClientCache, json_plain, parse_tool_arguments, plaintext_client_options, replay_wire, run_model_call,
-        sdk_field, stall_bounded,
-        tool_arguments_json, tool_call_from_wire,
+        sdk_field, sdk_post, stall_bounded, tool_arguments_json, tool_call_from_wire,
     )
     from .providers.classify import (
         classify_provider_error, is_context_overflow, parse_retry_after, provider_error_kind,
@@ -169,6 +167,7 @@ __all__ = [
     "replay_wire",
     "run_model_call",
     "sdk_field",
+    "sdk_post",
     "stall_bounded",
     "tool_arguments_json",
     "tool_call_from_wire",

@@ -32,8 +32,8 @@ from talaria import Credential, Delta, ErrorKind, Message, ModelRequest, ModelRe
 from .classify import classify_provider_error
 
 __all__ = ["NO_KEY", "SdkClientCache", "json_plain", "parse_tool_arguments", "plaintext_client_options",
-           "replay_wire", "run_model_call",
-           "sdk_field", "stall_bounded", "tool_arguments_json", "tool_call_from_wire"]
+           "replay_wire", "run_model_call", "sdk_field", "sdk_post", "stall_bounded", "tool_arguments_json",
+           "tool_call_from_wire"]
 
 #: the key given to an SDK for a keyless endpoint (the SDKs insist on one; local servers ignore it).
 NO_KEY = "no-key"
@@ -88,6 +88,31 @@ def plaintext_client_options(sdk: Any, base_url: str) -> dict[str, Any]:
     if not base_url.lower().startswith("http://"):
         return {}
     return {"http_client": sdk.DefaultAsyncHttpxClient(verify=False, follow_redirects=False)}
+
+
+async def sdk_post(sdk: Any, client: Any, path: str, payload: dict[str, Any], request: ModelRequest, *,
+                   timeout: Any, options: dict[str, Any] | None = None) -> Any:
+    """``POST path`` through a Stainless-style SDK client's generic ``post`` (``openai``,
+    ``anthropic``), with ``payload`` — the body the API mode built — as the JSON body.
+
+    The SDK still does the transport, its auth and ``X-Stainless-*`` headers, the timeout
+    (``timeout``: the SDK's own timeout object), its error classes and SSE parsing (error
+    events raise); skipped are the resource modules, the body's re-walk against the SDK's
+    TypedDicts and a typed model per event: the answer is the decoded JSON object or, when
+    ``payload["stream"]`` is true, an ``sdk.AsyncStream`` of decoded JSON events.
+    ``request.headers`` go out as extra headers and ``request.extra_body`` is merged into the
+    body (its keys win), as the SDKs' ``extra_headers``/``extra_body`` do. ``options``: more
+    request options (e.g. ``{"security": {"bearer_auth": True}}`` for ``openai``).
+    """
+    merged: dict[str, Any] = {"timeout": timeout, **(options or {})}
+    if request.headers:
+        merged["headers"] = dict(request.headers)
+    if request.extra_body:
+        merged["extra_json"] = json_plain(request.extra_body)
+    if payload.get("stream"):
+        return await client.post(path, body=payload, options=merged, cast_to=object, stream=True,
+                                 stream_cls=sdk.AsyncStream[object])
+    return await client.post(path, body=payload, options=merged, cast_to=object)
 
 
 _PLATFORM_WARMING: list[Any] = []

@@ -19,6 +19,7 @@ from talaria import (
     parse_tool_arguments,
     plaintext_client_options,
     run_model_call,
+    sdk_post,
     stall_bounded,
     tool_call_from_wire,
 )
@@ -122,25 +123,11 @@ class AnthropicMessagesMode:
 
     @classmethod
     async def _post(cls, client: Any, payload: dict[str, Any], request: ModelRequest) -> Any:
-        """``POST /v1/messages`` through the client's generic ``post`` with the body as built.
-
-        The SDK still does the transport, the ``x-api-key``/``anthropic-version``/
-        ``X-Stainless-*`` headers, timeouts, error classes and SSE parsing (``error`` events
-        raise, ``ping`` is skipped); skipped are the typed event models Talaria never reads
-        (events arrive as plain JSON dicts). ``request.headers`` go out as extra headers and
-        ``request.extra_body`` is merged into the body (its keys win), as ``extra_body`` does.
-        """
+        """``POST /v1/messages`` with the body as built, through :func:`talaria.sdk_post` (the SDK
+        still adds ``x-api-key``/``anthropic-version``; ``ping`` events are skipped by its parser)."""
         import anthropic  # already imported by the client: a dict lookup
 
-        options: dict[str, Any] = {"timeout": cls._timeout(request)}
-        if request.headers:
-            options["headers"] = dict(request.headers)
-        if request.extra_body:
-            options["extra_json"] = json_plain(request.extra_body)
-        if payload.get("stream"):
-            return await client.post("/v1/messages", body=payload, options=options, cast_to=object, stream=True,
-                                     stream_cls=anthropic.AsyncStream[object])
-        return await client.post("/v1/messages", body=payload, options=options, cast_to=object)
+        return await sdk_post(anthropic, client, "/v1/messages", payload, request, timeout=cls._timeout(request))
 
     def _from_message(self, request: ModelRequest, message: Any) -> ModelResponse:
         stop_reason = field(message, "stop_reason")

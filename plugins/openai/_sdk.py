@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from talaria import ModelRequest, json_plain, plaintext_client_options
+from talaria import ModelRequest, plaintext_client_options, sdk_post
 
 __all__ = ["CONNECT_TIMEOUT", "new_client", "post_json", "request_timeout"]
 
@@ -43,22 +43,12 @@ def request_timeout(request: ModelRequest) -> Any:
 
 
 async def post_json(client: Any, path: str, payload: dict[str, Any], request: ModelRequest) -> Any:
-    """``POST path`` (relative to the client's base URL) with ``payload`` as the JSON body.
-
-    ``request.headers`` are sent as extra headers and ``request.extra_body`` is merged into
-    the body (its keys win), exactly as the SDK's ``extra_headers``/``extra_body`` do. Returns
-    the decoded JSON object, or — when ``payload["stream"]`` is true — an ``openai.AsyncStream``
-    of decoded JSON events (``async for``; ``close()``). Failures raise the SDK's own
-    exceptions (``APIStatusError``, ``APIConnectionError``…), for the caller to classify.
+    """``POST path`` (relative to the client's base URL) with ``payload`` as the JSON body,
+    bearer-authenticated, through :func:`talaria.sdk_post`: the decoded JSON object or, for a
+    streamed payload, an ``openai.AsyncStream`` of decoded JSON events. Failures raise the
+    SDK's own exceptions (``APIStatusError``, ``APIConnectionError``…), for the caller to classify.
     """
     import openai
 
-    options: dict[str, Any] = {"timeout": request_timeout(request), "security": {"bearer_auth": True}}
-    if request.headers:
-        options["headers"] = dict(request.headers)
-    if request.extra_body:
-        options["extra_json"] = json_plain(request.extra_body)
-    if payload.get("stream"):
-        return await client.post(path, body=payload, options=options, cast_to=object, stream=True,
-                                 stream_cls=openai.AsyncStream[object])
-    return await client.post(path, body=payload, options=options, cast_to=object)
+    return await sdk_post(openai, client, path, payload, request, timeout=request_timeout(request),
+                          options={"security": {"bearer_auth": True}})
