@@ -17,7 +17,6 @@ cache that cannot be read or written is ignored: it only ever costs a rescan.
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import time
@@ -26,8 +25,9 @@ from pathlib import Path
 from typing import Any
 
 from .._values import value_type
+from ._cache_file import RACY_SECONDS, read_cache, write_cache
 
-__all__ = ["RACY_SECONDS", "InstalledEntryPoint", "installed_entry_points", "load_value"]
+__all__ = ["InstalledEntryPoint", "installed_entry_points", "load_value"]
 
 GROUP = "talaria"
 FORMAT = 1
@@ -35,7 +35,6 @@ FORMAT = 1
 #: script and ``python -c`` each see a different first entry).
 MAX_ENTRIES = 8
 #: Paths changed more recently than this are not trusted to key a cache entry.
-RACY_SECONDS = 2.0
 
 
 @value_type(kw_only=False)
@@ -106,11 +105,8 @@ def _scan() -> tuple[list[dict[str, str]], list[str]]:
 
 def _read(cache: Path) -> list[dict[str, Any]]:
     """The cached entries (one per interpreter and ``sys.path``), most recent first."""
-    try:
-        data = json.loads(cache.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return []
-    if not isinstance(data, dict) or data.get("format") != FORMAT or not isinstance(data.get("entries"), list):
+    data = read_cache(cache, FORMAT)
+    if data is None or not isinstance(data.get("entries"), list):
         return []
     return [e for e in data["entries"] if _well_formed(e)]
 
@@ -128,13 +124,7 @@ def _well_formed(entry: Any) -> bool:
 def _write(cache: Path, entry: dict[str, Any], others: list[dict[str, Any]]) -> None:
     same = (entry["key"]["executable"], [p for p, _ in entry["key"]["path"]])
     kept = [e for e in others if (e["key"].get("executable"), [p for p, _ in e["key"].get("path", [])]) != same]
-    try:
-        cache.parent.mkdir(parents=True, exist_ok=True)
-        tmp = cache.with_name(f".{cache.name}.{os.getpid()}.tmp")
-        tmp.write_text(json.dumps({"format": FORMAT, "entries": [entry, *kept][:MAX_ENTRIES]}), encoding="utf-8")
-        os.replace(tmp, cache)
-    except OSError:
-        pass  # a read-only home only costs a rescan next time
+    write_cache(cache, FORMAT, entries=[entry, *kept][:MAX_ENTRIES])  # best effort: a failure costs a rescan
 
 
 def _cached_records(entries: list[dict[str, Any]], paths: list[str]) -> list[dict[str, str]] | None:

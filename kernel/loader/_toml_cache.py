@@ -11,7 +11,7 @@ The cache never changes an answer:
 
 - a file is keyed by its absolute path and its stat; editing it, replacing it (a new inode)
   or touching it (even setting its mtime back: the ctime moves) makes it a miss;
-- a file modified less than :data:`~._entry_points.RACY_SECONDS` ago is parsed but not
+- a file modified less than :data:`~._cache_file.RACY_SECONDS` ago is parsed but not
   stored (timestamps are coarse: a second edit within the same tick would go unseen);
 - only tables JSON keeps exactly are stored (strings, integers, floats, booleans, arrays and
   tables; a file holding a date or time is parsed every time);
@@ -23,7 +23,6 @@ say), :func:`read_toml` simply parses.
 
 from __future__ import annotations
 
-import json
 import os
 import time
 from collections.abc import Iterator
@@ -32,7 +31,7 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
-from ._entry_points import RACY_SECONDS
+from ._cache_file import RACY_SECONDS, read_cache, write_cache
 
 __all__ = ["TomlCache", "caching", "read_toml"]
 
@@ -75,11 +74,8 @@ class TomlCache:
 
     @staticmethod
     def _load(file: Path) -> dict[str, dict[str, Any]]:
-        try:
-            data = json.loads(file.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return {}
-        if not isinstance(data, dict) or data.get("format") != FORMAT or not isinstance(data.get("files"), dict):
+        data = read_cache(file, FORMAT)
+        if data is None or not isinstance(data.get("files"), dict):
             return {}
         return {
             path: entry
@@ -108,14 +104,7 @@ class TomlCache:
         """Write the cache if a file was parsed into it (atomically; errors are ignored)."""
         if not self._changed:
             return
-        files = dict(list(self._files.items())[-MAX_FILES:])
-        try:
-            self.file.parent.mkdir(parents=True, exist_ok=True)
-            tmp = self.file.with_name(f".{self.file.name}.{os.getpid()}.tmp")
-            tmp.write_text(json.dumps({"format": FORMAT, "files": files}), encoding="utf-8")
-            os.replace(tmp, self.file)
-        except (OSError, ValueError):
-            pass  # a read-only home only costs a parse next time
+        write_cache(self.file, FORMAT, files=dict(list(self._files.items())[-MAX_FILES:]))  # a failure costs a parse
         self._changed = False
 
 
