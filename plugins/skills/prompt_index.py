@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+
 from .skillfile import Skill
 from .sources import DEFAULT_RATIO, budget_chars  # re-exported
 
